@@ -1,0 +1,158 @@
+"""Load and validate the table's data files (`data/*.json`), standard library only.
+
+Every inconsistency fails here, loudly, so that no refactor or shim adapter ever sees a bad entry.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Collection, Dict, Iterable, List, Optional, Tuple
+
+from api_mapping.schema import ARG_OPS, ApiEntry, ArgChange, NoEquivalent, Param, Table, TableError
+
+DATA_DIR = Path(__file__).with_name("data")
+
+_ENTRY_FIELDS = {
+    "kind", "alias", "args_list", "update_to", "no_equivalent", "args_change", "transformer",
+    "with_guard", "guard_exit", "static_graph", "warning", "args_warning", "notes", "semantics",
+}
+_CHANGE_FIELDS = {"op", "arg", "to", "value", "alters_result", "reason"}
+_KINDS = {"function", "class", "module", "constant"}
+_WITH_GUARDS = {"unwrap", "rename"}
+
+
+def _fail(where: str, message: str) -> TableError:
+    return TableError(f"{where}: {message}")
+
+
+def _param(where: str, raw: Any) -> Param:
+    if not isinstance(raw, list) or not 1 <= len(raw) <= 2 or not isinstance(raw[0], str):
+        raise _fail(where, f"args_list item must be [name] or [name, default-source], got {raw!r}")
+    name = raw[0]
+    star = "**" if name.startswith("**") else "*" if name.startswith("*") else ""
+    default = raw[1] if len(raw) == 2 else None
+    if default is not None and not isinstance(default, str):
+        raise _fail(where, f"default of {name!r} must be source text, got {default!r}")
+    return Param(name=name[len(star):], default=default, star=star)
+
+
+def _change(where: str, raw: Any, params: Optional[Tuple[Param, ...]]) -> ArgChange:
+    if not isinstance(raw, dict):
+        raise _fail(where, f"args_change item must be an object, got {raw!r}")
+    unknown = set(raw) - _CHANGE_FIELDS
+    if unknown:
+        raise _fail(where, f"unknown args_change fields {sorted(unknown)}")
+    change = ArgChange(**raw)
+    if change.op not in ARG_OPS:
+        raise _fail(where, f"args_change op must be one of {ARG_OPS}, got {change.op!r}")
+    if change.op == "rename" and not change.to:
+        raise _fail(where, f"rename of {change.arg!r} needs 'to'")
+    if change.op == "add" and change.value is None:
+        raise _fail(where, f"add of {change.arg!r} needs 'value'")
+    if change.op in ("rename", "drop") and params is not None:
+        if not any(p.name == change.arg and not p.star for p in params):
+            raise _fail(where, f"{change.op} of {change.arg!r}, which is not a 1.8 parameter")
+    return change
+
+
+def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collection[str]]) -> ApiEntry:
+    where = name
+    unknown = set(raw) - _ENTRY_FIELDS
+    if unknown:
+        raise _fail(where, f"unknown fields {sorted(unknown)}")
+    kind = raw.get("kind", "function")
+    if kind not in _KINDS:
+        raise _fail(where, f"kind must be one of {sorted(_KINDS)}, got {kind!r}")
+    params = None
+    if raw.get("args_list") is not None:
+        params = tuple(_param(where, p) for p in raw["args_list"])
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            raise _fail(where, "duplicate parameter in args_list")
+    no_eq = raw.get("no_equivalent")
+    if no_eq is not None:
+        if set(no_eq) != {"reason", "suggest"}:
+            raise _fail(where, "no_equivalent needs exactly 'reason' and 'suggest'")
+        no_eq = NoEquivalent(**no_eq)
+    update_to = raw.get("update_to")
+    transformer = raw.get("transformer")
+    if update_to is not None and no_eq is not None:
+        raise _fail(where, "both update_to and no_equivalent")
+    if update_to is None and no_eq is None and transformer is None and raw.get("with_guard") is None:
+        raise _fail(where, "needs update_to, no_equivalent, a transformer or a with_guard")
+    if transformer is not None and known_transformers is not None and transformer not in known_transformers:
+        raise _fail(where, f"transformer {transformer!r} is not registered")
+    with_guard = raw.get("with_guard")
+    if with_guard is not None and with_guard not in _WITH_GUARDS:
+        raise _fail(where, f"with_guard must be one of {sorted(_WITH_GUARDS)}")
+    if raw.get("guard_exit") is not None and with_guard != "unwrap":
+        raise _fail(where, "guard_exit only applies to with_guard 'unwrap'")
+    changes = tuple(_change(where, c, params) for c in raw.get("args_change", ()))
+    if changes and params is None:
+        raise _fail(where, "args_change needs args_list")
+    args_warning = raw.get("args_warning", {})
+    return ApiEntry(
+        name=name,
+        kind=kind,
+        alias=tuple(raw.get("alias", ())),
+        args_list=params,
+        update_to=update_to,
+        no_equivalent=no_eq,
+        args_change=changes,
+        transformer=transformer,
+        with_guard=with_guard,
+        guard_exit=raw.get("guard_exit"),
+        static_graph=bool(raw.get("static_graph", False)),
+        warning=raw.get("warning"),
+        args_warning=dict(args_warning),
+        notes=tuple(raw.get("notes", ())),
+        semantics=tuple(raw.get("semantics", ())),
+    )
+
+
+def build_table(
+    sources: Iterable[Tuple[str, Dict[str, Any]]],
+    known_transformers: Optional[Collection[str]] = None,
+) -> Table:
+    """Validate raw data (pairs of source label and {main name: entry}) into a `Table`."""
+    entries: Dict[str, ApiEntry] = {}
+    by_alias: Dict[str, str] = {}
+    origin: Dict[str, str] = {}
+    for label, data in sources:
+        for name, raw in data.items():
+            if name in entries:
+                raise _fail(f"{label}: {name}", f"duplicate main name (also in {origin[name]})")
+            entries[name] = _entry(name, raw, known_transformers)
+            origin[name] = label
+    for name, entry in entries.items():
+        for alias in entry.alias:
+            if alias in entries:
+                raise _fail(name, f"alias {alias!r} is also a main name")
+            if alias in by_alias:
+                raise _fail(name, f"alias {alias!r} also listed by {by_alias[alias]!r}")
+            by_alias[alias] = name
+    return Table(entries=entries, by_alias=by_alias)
+
+
+def read_sources(data_dir: Path = DATA_DIR) -> List[Tuple[str, Dict[str, Any]]]:
+    sources = []
+    for path in sorted(data_dir.glob("*.json")):
+        with path.open(encoding="utf-8") as fh:
+            try:
+                data = json.load(fh)
+            except json.JSONDecodeError as exc:
+                raise TableError(f"{path.name}: not valid JSON: {exc}") from None
+        sources.append((path.name, data))
+    return sources
+
+
+@lru_cache(maxsize=None)
+def _cached(known_transformers: Optional[Tuple[str, ...]]) -> Table:
+    return build_table(read_sources(), known_transformers)
+
+
+def load_table(known_transformers: Optional[Collection[str]] = None) -> Table:
+    """The validated table from the packaged data files (cached per transformer set)."""
+    key = None if known_transformers is None else tuple(sorted(known_transformers))
+    return _cached(key)

@@ -1,0 +1,109 @@
+"""Typed model of the mapping table. One `ApiEntry` per 1.8 API, keyed by its main public name."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Mapping, Optional, Tuple
+
+
+class TableError(ValueError):
+    """The table's data is inconsistent; raised at load time, never later."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One 1.8 parameter. `default` is the default's source text; None means required.
+
+    `star` is "" for a normal parameter, "*" for `*args`, "**" for `**kwargs`.
+    """
+
+    name: str
+    default: Optional[str] = None
+    star: str = ""
+
+    @property
+    def required(self) -> bool:
+        return self.default is None and not self.star
+
+
+ARG_OPS = ("rename", "drop", "add")
+
+
+@dataclass(frozen=True)
+class ArgChange:
+    """One keyword-level change, applied after positional arguments became keywords.
+
+    - rename: `arg` -> `to`
+    - drop:   remove `arg`. When `alters_result` is true, a value other than the 1.8 default changes
+              what the call computes, so the upgrader keeps it, marks the line and reports it.
+    - add:    add `arg=value` (source text) when the call does not pass `arg`.
+    """
+
+    op: str
+    arg: str
+    to: Optional[str] = None
+    value: Optional[str] = None
+    alters_result: bool = False
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class NoEquivalent:
+    """An API 2.x does not offer: why, and what to write instead."""
+
+    reason: str
+    suggest: str
+
+
+@dataclass(frozen=True)
+class ApiEntry:
+    name: str
+    kind: str = "function"
+    alias: Tuple[str, ...] = ()
+    args_list: Optional[Tuple[Param, ...]] = None
+    update_to: Optional[str] = None
+    no_equivalent: Optional[NoEquivalent] = None
+    args_change: Tuple[ArgChange, ...] = ()
+    transformer: Optional[str] = None
+    with_guard: Optional[str] = None  # "unwrap" (dygraph guard) or "rename" (any other context manager)
+    guard_exit: Optional[str] = None  # with "unwrap": the call that restores the mode after the block
+    static_graph: bool = False  # using it means the file builds a static graph
+    warning: Optional[str] = None
+    args_warning: Mapping[str, str] = field(default_factory=dict)
+    notes: Tuple[str, ...] = ()
+    semantics: Tuple[int, ...] = ()
+
+    @property
+    def automatic(self) -> bool:
+        """True when the upgrader rewrites this API without asking for manual work."""
+        return self.update_to is not None or (self.transformer is not None and self.no_equivalent is None)
+
+    def param(self, name: str) -> Optional[Param]:
+        for p in self.args_list or ():
+            if p.name == name:
+                return p
+        return None
+
+
+@dataclass(frozen=True)
+class Table:
+    entries: Mapping[str, ApiEntry]
+    by_alias: Mapping[str, str]
+
+    def main_name(self, qualname: str) -> Optional[str]:
+        """The main name of the entry `qualname` denotes (itself or an alias), or None."""
+        if qualname in self.entries:
+            return qualname
+        return self.by_alias.get(qualname)
+
+    def lookup(self, qualname: str) -> Optional[ApiEntry]:
+        main = self.main_name(qualname)
+        return None if main is None else self.entries[main]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def all_names(self) -> Dict[str, str]:
+        """Every name the table knows (main names and aliases) -> main name."""
+        names = {name: name for name in self.entries}
+        names.update(self.by_alias)
+        return names

@@ -1,0 +1,58 @@
+"""Step 5: rename the callee (or a referenced class/constant) to its 2.x name.
+
+An API without a 2.x equivalent is left as written and reported with the table's reason. A bare
+reference to a function whose arguments change (e.g. `f = fluid.layers.split`) cannot be renamed
+safely, because the later call is not seen: it is left, marked TODO and reported.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from refactors import findings as F
+from refactors.engine import Context, Site
+
+NAME = "api_rename"
+
+
+def _target(ctx: Context, site: Site, node: cst.BaseExpression):
+    entry = site.entry
+    if entry is None or entry.update_to is None or site.converted or entry.with_guard == "unwrap":
+        return None
+    if not ctx.resolver.is_paddle_root(site.scope):
+        ctx.todo("`paddle` is rebound here; rename by hand")
+        site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning",
+                                  f"{entry.name}: the name `paddle` is rebound in this scope", False)
+        return None
+    return ctx.name_node(entry.update_to + site.suffix)
+
+
+def _mark_static(ctx: Context, site: Site) -> None:
+    if site.entry is not None and site.entry.static_graph:
+        ctx.static_graph = True
+
+
+def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
+    _mark_static(ctx, site)
+    if not isinstance(node, cst.Call):
+        return node
+    target = _target(ctx, site, node)
+    if target is None:
+        return node
+    site.converted = True
+    return node.with_changes(func=target)
+
+
+def reference(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
+    _mark_static(ctx, site)
+    entry = site.entry
+    if entry is not None and entry.kind == "function" and not site.suffix \
+            and (entry.transformer is not None or entry.args_change) and entry.update_to is not None:
+        reason = f"reference to {entry.name}, whose arguments change in 2.x; rename it where it is called"
+        ctx.todo(reason)
+        site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", reason, False)
+        return node
+    target = _target(ctx, site, node)
+    if target is None:
+        return node
+    site.converted = True
+    return target

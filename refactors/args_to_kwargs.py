@@ -1,0 +1,68 @@
+"""Step 3: turn positional arguments of mapped calls into keywords, from the real 1.8 signature.
+
+A positional argument stays positional only while it provably lands on the same parameter in the
+2.x target: same position, same name after the table's renames, nothing before it dropped, and no
+transformer that needs to see it by name. Everything after the first mismatch becomes a keyword.
+`*args`/`**kwargs` in a call hide which parameter a value binds to, so such a call is left and
+reported rather than guessed.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from api_mapping import ApiEntry
+from refactors import call_args
+from refactors.engine import Context, NeedsReview, Site
+from refactors.target_signatures import target_params
+
+NAME = "args_to_kwargs"
+
+
+def _renamed(entry: ApiEntry, name: str) -> Optional[str]:
+    """The 2.x keyword for a 1.8 parameter, or None when the table drops it."""
+    for change in entry.args_change:
+        if change.arg == name and change.op == "drop":
+            return None
+        if change.arg == name and change.op == "rename":
+            return change.to
+    return name
+
+
+def _kept_positional(entry: ApiEntry, positional: List[str]) -> int:
+    """How many leading positional arguments can stay positional."""
+    if entry.transformer is not None or entry.update_to is None:
+        return 0
+    target = target_params(entry.update_to)
+    if target is None:
+        return 0
+    kept = 0
+    for i, name in enumerate(positional):
+        if i >= len(target) or target[i] != _renamed(entry, name):
+            break
+        kept += 1
+    return kept
+
+
+def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
+    entry = site.entry
+    if not isinstance(node, cst.Call) or entry is None or entry.args_list is None:
+        return node
+    if entry.update_to is None and entry.transformer is None:
+        return node  # nothing will be renamed; leave the call exactly as written
+    if call_args.has_star(node):
+        raise NeedsReview("called with *args/**kwargs; map the arguments by hand")
+    params = []
+    for p in entry.args_list:
+        if p.star:
+            break
+        params.append(p.name)
+    args = list(node.args)
+    positional = [i for i, a in enumerate(args) if a.keyword is None]
+    if len(positional) > len(params):
+        raise NeedsReview(f"{len(positional)} positional arguments, but the 1.8 signature has {len(params)}")
+    keep = _kept_positional(entry, params[:len(positional)])
+    for index in positional[keep:]:
+        args[index] = call_args.as_keyword(args[index], params[index])
+    return node.with_changes(args=args)

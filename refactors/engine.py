@@ -1,0 +1,381 @@
+"""One libcst pass that runs the ordered refactors at each legacy API use site.
+
+The seven refactors are ordered steps, as in the reference tool, but running each as its own tree
+walk would cost seven walks per file. Here every refactor module offers hooks (`call`, `reference`,
+`with_stmt`, `module`), and this transformer calls the enabled ones, in the pipeline's order, at the
+node they concern. The steps' order is therefore kept per site: a call is resolved, normalised,
+given keywords, has its keywords changed, then is renamed.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from api_mapping import ApiEntry, Table
+from refactors import findings as F
+from refactors.findings import Finding
+from refactors.scopes import ImportBinding, Resolver, Scope, collect, dotted
+
+LEGACY_ROOT = "paddle.fluid"
+TODO_PREFIX = "# TODO(paddle-upgrade): "
+
+
+class NeedsReview(Exception):
+    """Raised by a step that cannot prove its rewrite keeps the 1.8 meaning.
+
+    The call is then left exactly as the user wrote it, marked with a TODO and reported.
+    """
+
+
+@dataclass(eq=False)
+class Site:
+    """One use of a paddle name: a maximal `a.b.c` chain that resolves through a paddle import."""
+
+    node: Union[cst.Name, cst.Attribute]
+    qualname: str  # fully qualified, as written (may be an alias path)
+    binding: ImportBinding
+    scope: Scope
+    line: int
+    col: int
+    entry: Optional[ApiEntry] = None
+    suffix: str = ""  # attributes after the entry's name, e.g. ".__init__"
+    converted: bool = False
+    finding: Optional[Finding] = None
+
+    @property
+    def legacy(self) -> bool:
+        return self.qualname.startswith(LEGACY_ROOT) or self.entry is not None
+
+    @property
+    def name(self) -> str:
+        """The entry's main name, or the qualified name when the table does not know it."""
+        return self.entry.name if self.entry is not None else self.qualname
+
+
+@dataclass
+class Context:
+    """What hooks may read and record while one module is upgraded."""
+
+    table: Table
+    module: cst.Module
+    resolver: Resolver
+    enabled: Tuple[str, ...]
+    findings: List[Finding] = field(default_factory=list)
+    sites: List[Site] = field(default_factory=list)
+    needs_paddle: bool = False  # a `paddle.x` name was emitted
+    static_graph: bool = False  # a static-graph-only API is used: 2.x must be told
+    pending: List[Site] = field(default_factory=list)  # guard calls waiting for their `with`
+    todos: List[List[str]] = field(default_factory=lambda: [[]])  # one list per open statement
+
+    def finish(self, site: Site) -> None:
+        """Record the site's outcome once: converted, or left with its reason."""
+        if site in self.pending:
+            self.pending.remove(site)
+        if site.finding is not None:
+            pass
+        elif site.converted:
+            target = site.entry.update_to if site.entry and site.entry.update_to else "its 2.x form"
+            site.finding = self.report(site, F.CONVERTED, "info", f"{site.name} -> {target}", True)
+        elif site.entry is not None and site.entry.no_equivalent is not None:
+            ne = site.entry.no_equivalent
+            site.finding = self.report(
+                site, F.NO_EQUIVALENT, "warning",
+                f"{site.name} has no 2.x equivalent ({ne.reason}); use {ne.suggest}", False)
+        elif site.entry is None:
+            site.finding = self.report(
+                site, F.UNKNOWN_API, "warning", f"{site.qualname} is not in the mapping table; left as it was",
+                False)
+        else:
+            site.finding = self.report(site, F.NEEDS_REVIEW, "warning",
+                                       f"{site.name}: not converted here; see the table entry", False)
+        if not site.converted:
+            site.binding.left += 1
+
+    # -- helpers for hooks ----------------------------------------------------------------------
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def expr(self, source: str) -> cst.BaseExpression:
+        return cst.parse_expression(source, config=self.module.config_for_parsing)
+
+    def statement(self, source: str) -> cst.BaseStatement:
+        return cst.parse_statement(source, config=self.module.config_for_parsing)
+
+    def name_node(self, qualname: str) -> cst.BaseExpression:
+        """An attribute chain for a 2.x name; notes that `import paddle` is needed."""
+        if qualname.split(".")[0] == "paddle":
+            self.needs_paddle = True
+        parts = qualname.split(".")
+        node: cst.BaseExpression = cst.Name(parts[0])
+        for part in parts[1:]:
+            node = cst.Attribute(value=node, attr=cst.Name(part))
+        return node
+
+    def report(self, site: Optional[Site], code: str, severity: str, message: str, fixed: bool,
+               line: int = 0, col: int = 0) -> Finding:
+        finding = Finding("", site.line if site else line, site.col if site else col, code, severity,
+                          message, fixed, site.name if site else "")
+        self.findings.append(finding)
+        return finding
+
+    def todo(self, reason: str) -> None:
+        """Mark the statement being upgraded with `# TODO(paddle-upgrade): reason`."""
+        self.todos[-1].append(reason)
+
+
+def literal(node: cst.BaseExpression, ctx: Context):
+    """The Python value of a literal argument; raises ValueError when it is not a literal."""
+    return ast.literal_eval(ctx.code(node).strip())
+
+
+def same_literal(node: cst.BaseExpression, default_source: Optional[str], ctx: Context) -> bool:
+    if default_source is None:
+        return False
+    try:
+        return literal(node, ctx) == ast.literal_eval(default_source)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+
+def _with_todos(node, reasons: List[str]):
+    """Attach TODO comments: at the end of a simple line, above a compound statement's header.
+
+    A reason already present (a second run over upgraded code) is not added again.
+    """
+    if isinstance(node, cst.FlattenSentinel) and node.nodes:
+        return cst.FlattenSentinel([_with_todos(node.nodes[0], reasons), *node.nodes[1:]])
+    if isinstance(node, cst.SimpleStatementLine):
+        existing = node.trailing_whitespace.comment
+        text = existing.value if existing is not None else ""
+        new = [TODO_PREFIX + r for r in reasons if TODO_PREFIX + r not in text]
+        if not new:
+            return node
+        ws = node.trailing_whitespace
+        return node.with_changes(trailing_whitespace=ws.with_changes(
+            whitespace=ws.whitespace if text else cst.SimpleWhitespace("  "),
+            comment=cst.Comment("  ".join(([text] if text else []) + new))))
+    if isinstance(node, cst.BaseCompoundStatement):
+        existing = {line.comment.value for line in node.leading_lines if line.comment is not None}
+        lines = [cst.EmptyLine(comment=cst.Comment(TODO_PREFIX + r)) for r in reasons
+                 if TODO_PREFIX + r not in existing]
+        return node.with_changes(leading_lines=(*node.leading_lines, *lines)) if lines else node
+    return node
+
+
+class Upgrader(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, ctx: Context, steps: Sequence[ModuleType]) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.steps = steps
+        self._scopes: List[Scope] = [ctx.resolver.module_scope]  # type: ignore[list-item]
+        self._inner: Set[int] = set()  # Name/Attribute nodes that are not references of their own
+        self._callees: Set[int] = set()
+        self._sites: Dict[int, Site] = {}
+        self._hooks = {kind: [getattr(s, kind) for s in steps if hasattr(s, kind)]
+                       for kind in ("call", "reference", "with_stmt", "module")}
+
+    # -- scopes: pushed where the body starts, so decorators and defaults resolve outside --------
+    def _push(self, node: cst.CSTNode) -> None:
+        scope = self.ctx.resolver.scope_of(node)
+        if scope is not None:
+            self._scopes.append(scope)
+
+    def _pop(self, node: cst.CSTNode) -> None:
+        if self.ctx.resolver.scope_of(node) is not None:
+            self._scopes.pop()
+
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._push(node)
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._pop(node)
+
+    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self._push(node)
+
+    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self._pop(node)
+
+    def visit_Lambda_body(self, node: cst.Lambda) -> None:
+        self._push(node)
+
+    def leave_Lambda_body(self, node: cst.Lambda) -> None:
+        self._pop(node)
+
+    def _visit_comp(self, node: cst.CSTNode) -> None:
+        self._push(node)
+
+    def _leave_comp(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        self._pop(original)
+        return updated
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comp
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comp
+
+    # -- names that are never references --------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._inner.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._inner.add(id(node.name))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._inner.add(id(node.name))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._inner.add(id(node.name))
+
+    def visit_NameItem(self, node: cst.NameItem) -> None:
+        self._inner.add(id(node.name))
+
+    # -- use sites ------------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        self._callees.add(id(node.func))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._inner.add(id(node.attr))
+        if id(node) in self._inner:
+            self._inner.add(id(node.value))
+            return
+        if self._find_site(node, dotted(node)):
+            self._inner.add(id(node.value))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._inner:
+            self._find_site(node, node.value)
+
+    def _find_site(self, node: Union[cst.Name, cst.Attribute], chain: Optional[str]) -> bool:
+        if chain is None:
+            return False
+        head, _, rest = chain.partition(".")
+        scope = self._scopes[-1]
+        binding = self.ctx.resolver.binding(head, scope)
+        if binding is None:
+            return False
+        qualname = binding.qualname + ("." + rest if rest else "")
+        pos = self.get_metadata(PositionProvider, node).start
+        site = Site(node, qualname, binding, scope, pos.line, pos.column + 1)
+        self._match_entry(site)
+        binding.uses += 1
+        self._sites[id(node)] = site
+        if site.legacy:
+            self.ctx.sites.append(site)
+        return True
+
+    def _match_entry(self, site: Site) -> None:
+        """The longest prefix of the chain that the table knows (norm_api_alias resolves aliases)."""
+        table = self.ctx.table
+        normalise = "norm_api_alias" in self.ctx.enabled
+        parts = site.qualname.split(".")
+        for end in range(len(parts), 1, -1):
+            prefix = ".".join(parts[:end])
+            entry = table.lookup(prefix) if normalise else table.entries.get(prefix)
+            if entry is not None:
+                site.entry = entry
+                site.suffix = "".join("." + p for p in parts[end:])
+                return
+
+    def _leave_reference(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        site = self._sites.get(id(original))
+        if site is None or not site.legacy or id(original) in self._callees:
+            return updated
+        result = updated
+        for hook in self._hooks["reference"]:
+            result = hook(self.ctx, site, result)
+        self.ctx.finish(site)
+        return result
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return self._leave_reference(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._leave_reference(original, updated)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        site = self._sites.get(id(original.func))
+        if site is None or not site.legacy:
+            return updated
+        if site.entry is not None and site.entry.with_guard == "unwrap":
+            self.ctx.pending.append(site)  # decided by refactor_with when its `with` is left
+            return updated
+        result: cst.BaseExpression = updated
+        try:
+            for hook in self._hooks["call"]:
+                result = hook(self.ctx, site, result)
+        except NeedsReview as why:
+            result = updated
+            site.converted = False
+            self.ctx.todo(str(why))
+            site.finding = self.ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: {why}", False)
+        self.ctx.finish(site)
+        return result
+
+    # -- statements -----------------------------------------------------------------------------
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _STATEMENTS):
+            self.ctx.todos.append([])
+        return super().on_visit(node)
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
+        result = super().on_leave(original, updated)
+        if isinstance(original, _STATEMENTS):
+            reasons = list(dict.fromkeys(self.ctx.todos.pop()))
+            if reasons:
+                result = _with_todos(result, reasons)
+        return result
+
+    def leave_With(self, original: cst.With, updated: cst.With):
+        result = updated
+        for hook in self._hooks["with_stmt"]:
+            result = hook(self.ctx, self._sites, original, result)
+            if not isinstance(result, cst.With):
+                break
+        for item in original.items:
+            site = self._sites.get(id(item.item.func)) if isinstance(item.item, cst.Call) else None
+            if site is not None and site in self.ctx.pending:
+                self.ctx.finish(site)
+        return result
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        for site in list(self.ctx.pending):  # a guard used outside a `with`
+            self.ctx.finish(site)
+        result = updated
+        for hook in self._hooks["module"]:
+            result = hook(self.ctx, result)
+        return result
+
+
+@dataclass
+class Outcome:
+    module: cst.Module
+    findings: List[Finding]
+    sites: List[Site]
+
+
+def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members) -> Outcome:
+    """Upgrade one parsed module with the given ordered steps."""
+    resolver = collect(module, star_members)
+    if not resolver.imports:
+        return Outcome(module, [], [])
+    ctx = Context(table=table, module=module, resolver=resolver,
+                  enabled=tuple(getattr(s, "NAME") for s in steps))
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    new = wrapper.visit(Upgrader(ctx, steps))
+    return Outcome(new, ctx.findings, ctx.sites)

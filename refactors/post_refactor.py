@@ -1,0 +1,114 @@
+"""Step 7: tidy imports and restore 1.x's static-graph default where the file relies on it.
+
+- A legacy import (`paddle.fluid...`) whose every use was converted is removed; `import paddle.fluid`
+  becomes `import paddle`. An import that something unconverted still uses is kept, so the file keeps
+  running wherever it ran before.
+- 2.x starts in dynamic mode. A file that uses a static-graph-only API gets `paddle.enable_static()`
+  right after its module-level imports, unless it already calls it there.
+"""
+from __future__ import annotations
+
+from typing import List, Set
+
+import libcst as cst
+
+from api_mapping.modes import STATIC_ON
+from refactors.engine import Context
+from refactors.refactor_import import module as ensure_import_paddle
+from refactors.scopes import ROOT, ImportBinding, dotted, module_dotted
+
+NAME = "post_refactor"
+
+
+def _legacy_alias(binding: ImportBinding) -> bool:
+    if isinstance(binding.statement, cst.Import):
+        return module_dotted(binding.alias.name).startswith(ROOT + ".fluid")  # type: ignore[union-attr]
+    return binding.qualname.startswith(ROOT + ".fluid")
+
+
+class ImportTidier(cst.CSTTransformer):
+    """Rewrites only import statements; never descends into expressions."""
+
+    def __init__(self, dead: List[ImportBinding]) -> None:
+        super().__init__()
+        self.dead_aliases: Set[int] = {id(b.alias) for b in dead if b.alias is not None}
+        self.dead_stars: Set[int] = {id(b.statement) for b in dead if b.alias is None}
+        self.stars_alive: Set[int] = set()
+        self.statements: Set[int] = {id(b.statement) for b in dead}
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return False
+
+    def _tidy(self, small: cst.BaseSmallStatement):
+        if id(small) not in self.statements:
+            return small
+        if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+            return None if id(small) in self.dead_stars else small
+        names = []
+        for alias in small.names:  # type: ignore[union-attr]
+            if id(alias) not in self.dead_aliases:
+                names.append(alias)
+            elif isinstance(small, cst.Import) and alias.asname is None:
+                names.append(alias.with_changes(name=cst.Name(ROOT)))  # `import paddle.fluid` -> `import paddle`
+        if not names:
+            return None
+        names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return small.with_changes(names=names)
+
+    def leave_SimpleStatementLine(self, original, updated):
+        body = [s for s in (self._tidy(small) for small in updated.body) if s is not None]
+        if not body:
+            return cst.RemoveFromParent()
+        body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(body=body)
+
+    def leave_IndentedBlock(self, original, updated):
+        if not updated.body:  # a block whose only statement was a removed import
+            return updated.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+        return updated
+
+
+def _dedupe_import_paddle(module: cst.Module) -> cst.Module:
+    """Drop repeated module-level `import paddle` lines the tidying may have produced."""
+    seen = False
+    body = []
+    for stmt in module.body:
+        is_plain = (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                    and isinstance(stmt.body[0], cst.Import) and len(stmt.body[0].names) == 1
+                    and stmt.body[0].names[0].asname is None and dotted(stmt.body[0].names[0].name) == ROOT)
+        if is_plain and seen:
+            continue
+        seen = seen or is_plain
+        body.append(stmt)
+    return module.with_changes(body=body) if len(body) != len(module.body) else module
+
+
+def _calls(stmt: cst.CSTNode, name: str) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, cst.Call) and dotted(stmt.body[0].value.func) == name)
+
+
+def _is_import(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], (cst.Import, cst.ImportFrom))
+
+
+def _enable_static(ctx: Context, module: cst.Module) -> cst.Module:
+    body = list(module.body)
+    if any(_calls(stmt, STATIC_ON) for stmt in body):
+        return module
+    last_import = max((i for i, stmt in enumerate(body) if _is_import(stmt)), default=-1)
+    ctx.needs_paddle = True
+    body.insert(last_import + 1, ctx.statement(f"{STATIC_ON}()\n"))
+    return module.with_changes(body=body)
+
+
+def module(ctx: Context, node: cst.Module) -> cst.Module:
+    if ctx.static_graph:
+        node = _enable_static(ctx, node)
+    dead = [b for b in ctx.resolver.imports if b.left == 0 and _legacy_alias(b)]
+    # A star import binds many names: it goes only when none of them is still used.
+    alive_stars = {id(b.statement) for b in ctx.resolver.imports if b.alias is None and b.left}
+    dead = [b for b in dead if not (b.alias is None and id(b.statement) in alive_stars)]
+    if dead:
+        node = _dedupe_import_paddle(node.visit(ImportTidier(dead)))
+    return ensure_import_paddle(ctx, node)

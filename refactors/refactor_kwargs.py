@@ -1,0 +1,45 @@
+"""Step 4: run the entry's named transformer, then rename, drop or add keywords.
+
+The transformer sees the call with 1.8 keyword names (step 3 made them keywords) and handles what a
+rename cannot express; it may consume arguments or return a different expression altogether. The
+table's `args_change` then applies to what is left. A dropped argument whose value would change the
+result is never dropped silently: a literal equal to the 1.8 default goes, anything else stops the
+rewrite of this call (left as written, marked TODO, reported).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from refactors import call_args
+from refactors.engine import Context, NeedsReview, Site, same_literal
+from refactors.transformers import REGISTRY
+
+NAME = "refactor_kwargs"
+
+
+def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
+    entry = site.entry
+    if not isinstance(node, cst.Call) or entry is None:
+        return node
+    if entry.update_to is None and entry.transformer is None:
+        return node
+    if entry.transformer is not None:
+        node = REGISTRY[entry.transformer](ctx, site, node)
+        if not isinstance(node, cst.Call) or site.converted:
+            return node
+    for change in entry.args_change:
+        arg = call_args.get(node, change.arg)
+        if change.op == "rename" and arg is not None:
+            node = call_args.rename(node, change.arg, change.to)  # type: ignore[arg-type]
+        elif change.op == "drop" and arg is not None:
+            param = entry.param(change.arg)
+            if change.alters_result and not same_literal(arg.value, param.default if param else None, ctx):
+                why = change.reason or "2.x has no such argument and its value changes the result"
+                raise NeedsReview(f"`{change.arg}={ctx.code(arg.value).strip()}`: {why}")
+            node = call_args.remove(node, change.arg)
+        elif change.op == "add" and arg is None:
+            node = call_args.add(node, change.arg, ctx.expr(change.value))  # type: ignore[arg-type]
+    for name, warning in entry.args_warning.items():
+        if call_args.get(node, name) is not None:
+            ctx.report(site, "arg-warning", "warning", f"{entry.name}({name}=...): {warning}", False)
+    return node
