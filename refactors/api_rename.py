@@ -3,6 +3,10 @@
 An API without a 2.x equivalent is left as written and reported with the table's reason. A bare
 reference to a function whose arguments change (e.g. `f = fluid.layers.split`) cannot be renamed
 safely, because the later call is not seen: it is left, marked TODO and reported.
+
+A guard used bare as a decorator (`@fluid.dygraph.no_grad`) becomes a call of its 2.x guard
+(`@paddle.no_grad()`): 1.8's guard functions decorate either way, 2.x guard classes only when
+instantiated. The entry's `warning`, if any, is reported with every conversion.
 """
 from __future__ import annotations
 
@@ -26,6 +30,12 @@ def _target(ctx: Context, site: Site, node: cst.BaseExpression):
     return ctx.name_node(entry.update_to + site.suffix)
 
 
+def _converted(ctx: Context, site: Site) -> None:
+    site.converted = True
+    if site.entry is not None and site.entry.warning:
+        ctx.report(site, "api-warning", "warning", f"{site.entry.name}: {site.entry.warning}", True)
+
+
 def _mark_static(ctx: Context, site: Site) -> None:
     if site.entry is not None and site.entry.static_graph:
         ctx.static_graph = True
@@ -38,14 +48,15 @@ def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpressi
     target = _target(ctx, site, node)
     if target is None:
         return node
-    site.converted = True
+    _converted(ctx, site)
     return node.with_changes(func=target)
 
 
 def reference(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
     _mark_static(ctx, site)
     entry = site.entry
-    if entry is not None and entry.kind == "function" and not site.suffix \
+    guard_decorator = site.decorator and entry is not None and entry.with_guard == "rename" and not site.suffix
+    if entry is not None and entry.kind == "function" and not site.suffix and not guard_decorator \
             and (entry.transformer is not None or entry.args_change) and entry.update_to is not None:
         reason = f"reference to {entry.name}, whose arguments change in 2.x; rename it where it is called"
         ctx.todo(reason)
@@ -54,5 +65,5 @@ def reference(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExp
     target = _target(ctx, site, node)
     if target is None:
         return node
-    site.converted = True
-    return target
+    _converted(ctx, site)
+    return cst.Call(func=target) if guard_decorator else target

@@ -4,7 +4,8 @@ A positional argument stays positional only while it provably lands on the same 
 2.x target: same position, same name after the table's renames, nothing before it dropped, and no
 transformer that needs to see it by name. Everything after the first mismatch becomes a keyword.
 `*args`/`**kwargs` in a call hide which parameter a value binds to, so such a call is left and
-reported rather than guessed.
+reported rather than guessed. When the 1.8 signature itself has `*args` and the call fills it, all
+positional arguments stay positional (a keyword cannot precede them).
 """
 from __future__ import annotations
 
@@ -47,8 +48,8 @@ def _kept_positional(entry: ApiEntry, positional: List[str]) -> int:
 
 def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
     entry = site.entry
-    if not isinstance(node, cst.Call) or entry is None or entry.args_list is None:
-        return node
+    if not isinstance(node, cst.Call) or entry is None or entry.args_list is None or site.suffix:
+        return node  # `Entry.method(...)` calls the method, not the entry: its signature is not known
     if entry.update_to is None and entry.transformer is None:
         return node  # nothing will be renamed; leave the call exactly as written
     if call_args.has_star(node):
@@ -58,9 +59,12 @@ def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpressi
         if p.star:
             break
         params.append(p.name)
+    varargs = any(p.star == "*" and p.name for p in entry.args_list)
     args = list(node.args)
     positional = [i for i, a in enumerate(args) if a.keyword is None]
     if len(positional) > len(params):
+        if varargs:
+            return node  # the extra values fill `*args`, so every positional must stay positional
         raise NeedsReview(f"{len(positional)} positional arguments, but the 1.8 signature has {len(params)}")
     keep = _kept_positional(entry, params[:len(positional)])
     for index in positional[keep:]:

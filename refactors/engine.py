@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -46,6 +46,8 @@ class Site:
     suffix: str = ""  # attributes after the entry's name, e.g. ".__init__"
     converted: bool = False
     finding: Optional[Finding] = None
+    decorator: bool = False  # the reference is a whole decorator (`@fluid.dygraph.no_grad`)
+    also: List[ImportBinding] = field(default_factory=list)  # other imports binding the name to the same API
 
     @property
     def legacy(self) -> bool:
@@ -71,6 +73,14 @@ class Context:
     static_graph: bool = False  # a static-graph-only API is used: 2.x must be told
     pending: List[Site] = field(default_factory=list)  # guard calls waiting for their `with`
     todos: List[List[str]] = field(default_factory=lambda: [[]])  # one list per open statement
+    # Edits beyond the call being rewritten, for rewrites that span statements (see `insert_around`,
+    # `edit_class`); keyed by the id of an ORIGINAL node, applied when the pass leaves that node.
+    statements: List[cst.CSTNode] = field(default_factory=list)  # original statements open, outermost first
+    before: Dict[int, List[cst.BaseStatement]] = field(default_factory=dict)
+    after: Dict[int, List[cst.BaseStatement]] = field(default_factory=dict)
+    class_edits: Dict[int, List[Callable[[cst.ClassDef], cst.ClassDef]]] = field(default_factory=dict)
+    imports: Set[str] = field(default_factory=set)  # standard-library modules the emitted code uses
+    new_names: Set[str] = field(default_factory=set)  # names introduced by rewrites (see `fresh_name`)
 
     def finish(self, site: Site) -> None:
         """Record the site's outcome once: converted, or left with its reason."""
@@ -94,7 +104,8 @@ class Context:
             site.finding = self.report(site, F.NEEDS_REVIEW, "warning",
                                        f"{site.name}: not converted here; see the table entry", False)
         if not site.converted:
-            site.binding.left += 1
+            for binding in (site.binding, *site.also):
+                binding.left += 1
 
     # -- helpers for hooks ----------------------------------------------------------------------
     def code(self, node: cst.CSTNode) -> str:
@@ -126,6 +137,27 @@ class Context:
     def todo(self, reason: str) -> None:
         """Mark the statement being upgraded with `# TODO(paddle-upgrade): reason`."""
         self.todos[-1].append(reason)
+
+    def insert_around(self, statement: cst.CSTNode, before: Sequence[cst.BaseStatement] = (),
+                      after: Sequence[cst.BaseStatement] = ()) -> None:
+        """Put statements before/after an original statement of the module (not yet left by the pass)."""
+        self.before.setdefault(id(statement), []).extend(before)
+        self.after.setdefault(id(statement), []).extend(after)
+
+    def fresh_name(self, scope: Scope, base: str) -> str:
+        """A name not bound in `scope` or any enclosing scope, nor introduced by this upgrade before."""
+        def taken(name: str) -> bool:
+            return name in self.new_names or self.resolver.lookup(name, scope) is not None
+        name, n = base, 1
+        while taken(name):
+            n += 1
+            name = f"{base}_{n}"
+        self.new_names.add(name)
+        return name
+
+    def edit_class(self, original: cst.ClassDef, edit: Callable[[cst.ClassDef], cst.ClassDef]) -> None:
+        """Run `edit` on the upgraded class when the pass leaves it (e.g. to change its `forward`)."""
+        self.class_edits.setdefault(id(original), []).append(edit)
 
 
 def literal(node: cst.BaseExpression, ctx: Context):
@@ -181,6 +213,7 @@ class Upgrader(cst.CSTTransformer):
         self._inner: Set[int] = set()  # Name/Attribute nodes that are not references of their own
         self._callees: Set[int] = set()
         self._sites: Dict[int, Site] = {}
+        self._decorators: Set[int] = set()
         self._hooks = {kind: [getattr(s, kind) for s in steps if hasattr(s, kind)]
                        for kind in ("call", "reference", "with_stmt", "module")}
 
@@ -245,6 +278,22 @@ class Upgrader(cst.CSTTransformer):
     def visit_NameItem(self, node: cst.NameItem) -> None:
         self._inner.add(id(node.name))
 
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._not_references(node.target)
+
+    def _not_references(self, target: cst.BaseExpression) -> None:
+        """Names an assignment binds are not uses of what the name meant before."""
+        if isinstance(target, cst.Name):
+            self._inner.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._not_references(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._not_references(target.value)
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        self._decorators.add(id(node.decorator))
+
     # -- use sites ------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._callees.add(id(node.func))
@@ -267,17 +316,52 @@ class Upgrader(cst.CSTTransformer):
         head, _, rest = chain.partition(".")
         scope = self._scopes[-1]
         binding = self.ctx.resolver.binding(head, scope)
+        also: List[ImportBinding] = []
         if binding is None:
-            return False
+            found = self.ctx.resolver.lookup(head, scope) or []
+            bindings = [b for b in found if b is not None]
+            if not bindings:
+                return False
+            if len(bindings) == len(found):
+                binding, also = self._one_api(bindings, rest)
+            if binding is None:
+                return self._ambiguous(node, head, bindings)
         qualname = binding.qualname + ("." + rest if rest else "")
         pos = self.get_metadata(PositionProvider, node).start
-        site = Site(node, qualname, binding, scope, pos.line, pos.column + 1)
+        site = Site(node, qualname, binding, scope, pos.line, pos.column + 1,
+                    decorator=id(node) in self._decorators, also=also)
         self._match_entry(site)
-        binding.uses += 1
+        for b in (binding, *also):
+            b.uses += 1
         self._sites[id(node)] = site
         if site.legacy:
             self.ctx.sites.append(site)
         return True
+
+    def _one_api(self, bindings: List[ImportBinding], rest: str):
+        """When a name is bound by several paddle imports (`try: from a import X` / `except ImportError:
+        from b import X`) that all denote the same table entry, the first binding, and the others."""
+        table = self.ctx.table
+        mains = set()
+        for b in bindings:
+            dotted_name = b.qualname + ("." + rest if rest else "")
+            entry = table.lookup(dotted_name) if "norm_api_alias" in self.ctx.enabled else table.entries.get(dotted_name)
+            mains.add(entry.name if entry is not None else None)
+        if len(mains) != 1 or None in mains:
+            return None, []
+        return bindings[0], bindings[1:]
+
+    def _ambiguous(self, node: cst.CSTNode, head: str, bindings: List[ImportBinding]) -> bool:
+        """A name bound by a paddle import and by something else (`except ImportError: fluid = None`):
+        which one a use means is decided at run time, so the use is left, and the import kept."""
+        for b in bindings:
+            b.uses += 1
+            b.left += 1
+        pos = self.get_metadata(PositionProvider, node).start
+        self.ctx.report(None, F.NEEDS_REVIEW, "warning",
+                        f"`{head}` is bound both by a paddle import and otherwise here; left as written", False,
+                        line=pos.line, col=pos.column + 1)
+        return True  # do not look at the parts of this chain again
 
     def _match_entry(self, site: Site) -> None:
         """The longest prefix of the chain that the table knows (norm_api_alias resolves aliases)."""
@@ -331,15 +415,26 @@ class Upgrader(cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, _STATEMENTS):
             self.ctx.todos.append([])
+            self.ctx.statements.append(node)
         return super().on_visit(node)
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         result = super().on_leave(original, updated)
         if isinstance(original, _STATEMENTS):
+            self.ctx.statements.pop()
             reasons = list(dict.fromkeys(self.ctx.todos.pop()))
             if reasons:
                 result = _with_todos(result, reasons)
+            before, after = self.ctx.before.pop(id(original), []), self.ctx.after.pop(id(original), [])
+            if before or after:
+                middle = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
+                result = cst.FlattenSentinel([*before, *middle, *after])
         return result
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        for edit in self.ctx.class_edits.pop(id(original), []):
+            updated = edit(updated)
+        return updated
 
     def leave_With(self, original: cst.With, updated: cst.With):
         result = updated

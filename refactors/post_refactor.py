@@ -62,6 +62,20 @@ class ImportTidier(cst.CSTTransformer):
         body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(body=body)
 
+    def leave_Try(self, original: cst.Try, updated: cst.Try):
+        """`try: import paddle.fluid... except ImportError: import ...` whose imports all went: drop it."""
+        def only_pass(block) -> bool:
+            return all(isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body)
+                       for s in block.body)
+
+        had_import = any(isinstance(s, cst.SimpleStatementLine) and any(id(x) in self.statements for x in s.body)
+                         for block in (original.body, *(h.body for h in original.handlers))
+                         for s in block.body)  # type: ignore[union-attr]
+        if had_import and only_pass(updated.body) and all(only_pass(h.body) for h in updated.handlers) \
+                and updated.orelse is None and updated.finalbody is None:
+            return cst.RemoveFromParent()
+        return updated
+
     def leave_IndentedBlock(self, original, updated):
         if not updated.body:  # a block whose only statement was a removed import
             return updated.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])

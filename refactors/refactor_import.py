@@ -38,6 +38,10 @@ def _is_paddle_import(stmt: cst.CSTNode) -> bool:
     return False
 
 
+def _is_import(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], (cst.Import, cst.ImportFrom))
+
+
 def _header_end(body) -> int:
     """Index after the module docstring and `from __future__` imports."""
     index = 0
@@ -54,7 +58,26 @@ def _header_end(body) -> int:
     return index
 
 
+def _binds_module(stmt: cst.CSTNode, name: str) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(small, cst.Import) and any(a.asname is None and module_dotted(a.name) == name for a in small.names)
+        for small in stmt.body)
+
+
+def _add_stdlib_imports(ctx: Context, node: cst.Module) -> cst.Module:
+    """`import os` (etc.) for standard-library modules a transformer's output uses, after the header."""
+    missing = [name for name in sorted(ctx.imports) if not any(_binds_module(s, name) for s in node.body)]
+    if not missing:
+        return node
+    body = list(node.body)
+    at = _header_end(body)
+    for offset, name in enumerate(missing):
+        body.insert(at + offset, ctx.statement(f"import {name}\n"))
+    return node.with_changes(body=body)
+
+
 def module(ctx: Context, node: cst.Module) -> cst.Module:
+    node = _add_stdlib_imports(ctx, node)
     if not ctx.needs_paddle or any(_binds_paddle(stmt) for stmt in node.body):
         return node
     body = list(node.body)
@@ -62,8 +85,11 @@ def module(ctx: Context, node: cst.Module) -> cst.Module:
     at = next((i for i in range(start, len(body)) if _is_paddle_import(body[i])), start)
     new = ctx.statement(f"import {ROOT}\n")
     if at < len(body):
-        # Take over the leading comments/blank lines of the statement we insert before.
+        # Take over the leading comments/blank lines of the statement we insert before, and keep code
+        # that was not an import apart from the new import block.
         new = new.with_changes(leading_lines=body[at].leading_lines)
-        body[at] = body[at].with_changes(leading_lines=())
+        gap = () if _is_import(body[at]) else \
+            (cst.EmptyLine(),) * (2 if isinstance(body[at], (cst.FunctionDef, cst.ClassDef)) else 1)
+        body[at] = body[at].with_changes(leading_lines=gap)
     body.insert(at, new)
     return node.with_changes(body=body)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from api_mapping import ApiEntry
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.transformers import REGISTRY
@@ -17,16 +18,20 @@ from refactors.transformers import REGISTRY
 NAME = "refactor_kwargs"
 
 
-def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
-    entry = site.entry
-    if not isinstance(node, cst.Call) or entry is None:
-        return node
-    if entry.update_to is None and entry.transformer is None:
-        return node
-    if entry.transformer is not None:
-        node = REGISTRY[entry.transformer](ctx, site, node)
-        if not isinstance(node, cst.Call) or site.converted:
-            return node
+def _positionally_bound(entry: ApiEntry, node: cst.Call) -> set:
+    """Parameter names (1.8 and renamed) that the call's leading positional arguments fill.
+
+    `args_to_kwargs` keeps a positional argument only where it lands on the same parameter in 2.x,
+    so an `add` for that parameter must not write it a second time as a keyword.
+    """
+    count = sum(1 for a in node.args if a.keyword is None)
+    names = {p.name for p in (entry.args_list or ())[:count] if not p.star}
+    return names | {c.to for c in entry.args_change if c.op == "rename" and c.arg in names}
+
+
+def apply_changes(ctx: Context, entry: ApiEntry, node: cst.Call) -> cst.Call:
+    """The entry's `args_change`, in order (transformers that build the final call use it too)."""
+    bound = _positionally_bound(entry, node)
     for change in entry.args_change:
         arg = call_args.get(node, change.arg)
         if change.op == "rename" and arg is not None:
@@ -37,8 +42,22 @@ def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpressi
                 why = change.reason or "2.x has no such argument and its value changes the result"
                 raise NeedsReview(f"`{change.arg}={ctx.code(arg.value).strip()}`: {why}")
             node = call_args.remove(node, change.arg)
-        elif change.op == "add" and arg is None:
+        elif change.op == "add" and arg is None and change.arg not in bound:
             node = call_args.add(node, change.arg, ctx.expr(change.value))  # type: ignore[arg-type]
+    return node
+
+
+def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
+    entry = site.entry
+    if not isinstance(node, cst.Call) or entry is None or site.suffix:
+        return node  # `Entry.method(...)`: the entry's argument changes are not the method's
+    if entry.update_to is None and entry.transformer is None:
+        return node
+    if entry.transformer is not None:
+        node = REGISTRY[entry.transformer](ctx, site, node)
+        if not isinstance(node, cst.Call) or site.converted:
+            return node
+    node = apply_changes(ctx, entry, node)
     for name, warning in entry.args_warning.items():
         if call_args.get(node, name) is not None:
             ctx.report(site, "arg-warning", "warning", f"{entry.name}({name}=...): {warning}", False)

@@ -1,0 +1,174 @@
+"""Dygraph checkpoints: 1.8 picked the file suffix and returned a pair; 2.x does neither.
+
+- `save_dygraph(state_dict, model_path)` (`dygraph/checkpoint.py:33`) writes `model_path + '.pdparams'`
+  for a Layer's state dict and `'.pdopt'` for an optimizer's (`:68`, `:73`, decided by the type of
+  the first value at run time). 2.x `paddle.save(obj, path)` writes exactly `path`, so the suffix is
+  written out; the rewrite needs to know which kind of object the state dict comes from, which it
+  reads from how that object was created in the same function (an optimizer from the table, a
+  Layer from the table, or a class of this module that derives from `fluid.dygraph.Layer`).
+- `load_dygraph(model_path)` (`:96`, `:152`) returns `(params, optimizer state or None)`; it becomes
+  the same pair of `paddle.load` calls, the second one only when the `.pdopt` file exists.
+  (1.8 returned NumPy arrays; `paddle.load` returns Tensors, which `set_state_dict` takes alike.)
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from refactors import call_args
+from refactors.engine import Context, NeedsReview, Site, literal
+from refactors.scopes import Scope, dotted
+from refactors.transformers import emit, register
+
+PARAMS, OPTIMIZER = ".pdparams", ".pdopt"
+_OPTIMIZERS = "paddle.fluid.optimizer."
+
+
+class _Assignments(cst.CSTVisitor):
+    """Values assigned to a plain name in one function (or the module), not in nested functions."""
+
+    def __init__(self, target: str, root: cst.CSTNode) -> None:
+        super().__init__()
+        self.target, self.root = target, root
+        self.values: List[Optional[cst.BaseExpression]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if node is not self.root:
+            return False
+        if any(p.name.value == self.target for p in (*node.params.params, *node.params.kwonly_params,
+                                                      *node.params.posonly_params)):
+            self.values.append(None)  # a parameter: its value is not known here
+        return True
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return node is self.root
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and target.target.value == self.target:
+                self.values.append(node.value)
+            elif not isinstance(target.target, (cst.Name, cst.Attribute, cst.Subscript)) \
+                    and self.target in _target_names(target.target):
+                self.values.append(None)
+
+    def visit_For(self, node: cst.For) -> None:
+        if self.target in _target_names(node.target):
+            self.values.append(None)
+
+
+def _target_names(node: cst.BaseExpression) -> List[str]:
+    """Plain names an assignment or loop target binds."""
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [n for el in node.elements for n in _target_names(el.value)]
+    return []
+
+
+def _assigned(scope: Scope, name: str) -> List[Optional[cst.BaseExpression]]:
+    """What `name` is assigned in the scope that binds it (None entries: unknown values)."""
+    while scope is not None and name not in scope.bindings:
+        scope = scope.parent  # type: ignore[assignment]
+    if scope is None:
+        return [None]
+    finder = _Assignments(name, scope.node)
+    scope.node.visit(finder)
+    return finder.values or [None]
+
+
+def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression) -> Optional[str]:
+    """PARAMS or OPTIMIZER for an expression built by a Layer/optimizer constructor, else None."""
+    if isinstance(node, cst.Name):
+        kinds = {_kind_of_object(ctx, scope, v) if v is not None else None for v in _assigned(scope, node.value)}
+        return kinds.pop() if len(kinds) == 1 else None
+    if not isinstance(node, cst.Call):
+        return None
+    chain = dotted(node.func)
+    if chain is None:
+        return None
+    head, _, rest = chain.partition(".")
+    binding = ctx.resolver.binding(head, scope)
+    if binding is not None:
+        entry = ctx.table.lookup(binding.qualname + ("." + rest if rest else ""))
+        if entry is None:
+            return None
+        if entry.name.startswith(_OPTIMIZERS):
+            return OPTIMIZER
+        if entry.kind == "class" and (entry.update_to or "").startswith("paddle.nn."):
+            return PARAMS
+        return None
+    local = emit.module_class(ctx, chain) if not rest else None
+    if local is not None and emit.is_layer_class(ctx, local, ctx.resolver.module_scope):
+        return PARAMS
+    return None
+
+
+def _state_dict_kind(ctx: Context, scope: Scope, node: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+    """The suffix 1.8 would pick for this state dict, when it can be told from the source."""
+    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value == "state_dict":
+        return _kind_of_object(ctx, scope, node.func.value)
+    if isinstance(node, cst.Name) and depth < 3:
+        kinds = {_state_dict_kind(ctx, scope, v, depth + 1) if v is not None else None
+                 for v in _assigned(scope, node.value)}
+        return kinds.pop() if len(kinds) == 1 else None
+    return None
+
+
+def _with_suffix(ctx: Context, path: cst.BaseExpression, suffix: str) -> cst.BaseExpression:
+    if isinstance(path, cst.SimpleString) and emit.is_literal(ctx, path):
+        return cst.SimpleString(repr(literal(path, ctx) + suffix))
+    return cst.BinaryOperation(left=emit.parenthesized(path), operator=cst.Add(),
+                               right=cst.SimpleString(repr(suffix)))
+
+
+@register("save_dygraph")
+def save_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    state_dict, path = emit.required(node, "state_dict"), emit.required(node, "model_path")
+    suffix = _state_dict_kind(ctx, site.scope, state_dict)
+    if suffix is None:
+        raise NeedsReview("cannot tell whether this is a Layer's state dict (saved as .pdparams) or an "
+                          "optimizer's (.pdopt); write paddle.save(state_dict, path + suffix)")
+    return emit.converted(site, emit.call(ctx, site, "paddle.save", state_dict, _with_suffix(ctx, path, suffix)))
+
+
+def _prefix(ctx: Context, path: cst.BaseExpression) -> cst.BaseExpression:
+    """1.8 strips a `.pdparams`/`.pdopt` suffix from the path it is given (`checkpoint.py:129-132`)."""
+    if isinstance(path, cst.SimpleString) and emit.is_literal(ctx, path):
+        text = literal(path, ctx)
+        for suffix in (PARAMS, OPTIMIZER):
+            if text.endswith(suffix):
+                return cst.SimpleString(repr(text[:-len(suffix)]))
+    return path
+
+
+def _pure_path(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return _pure_path(node.left) and _pure_path(node.right)
+    return emit.pure(node)
+
+
+@register("load_dygraph")
+def load_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    path = _prefix(ctx, emit.required(node, "model_path"))
+    if not _pure_path(path):
+        raise NeedsReview("the path is written three times in the 2.x form; bind it to a name first")
+    keep = call_args.get(node, "keep_name_table")
+    extra = {} if keep is None or emit.is_literal(ctx, keep.value) and literal(keep.value, ctx) is False \
+        else {"keep_name_table": keep.value}
+    os_name = emit.stdlib_module(ctx, site, "os")
+    params = emit.call(ctx, site, "paddle.load", _with_suffix(ctx, path, PARAMS), **extra)
+    opt_path = _with_suffix(ctx, path, OPTIMIZER)
+    exists = cst.Call(func=cst.Attribute(cst.Attribute(os_name, cst.Name("path")), cst.Name("exists")),
+                      args=[cst.Arg(opt_path)])
+    optimizer = cst.IfExp(test=exists, body=emit.call(ctx, site, "paddle.load", opt_path), orelse=cst.Name("None"))
+    pair = cst.Tuple(elements=[cst.Element(params, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                               cst.Element(optimizer)])
+    if not isinstance(path, cst.SimpleString):
+        ctx.report(site, "converted-note", "info", "1.8 also accepted a path ending in .pdparams/.pdopt; the 2.x "
+                   "form appends the suffixes to the path as given", True)
+    return emit.converted(site, pair)

@@ -1,0 +1,244 @@
+"""Building blocks the transformers share: finish a call as its 2.x form, read literal arguments,
+apply a 1.8 `act=` string, and tell whether an expression may be written twice.
+
+Not a transformer itself (nothing here is registered).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Tuple
+
+import libcst as cst
+
+from refactors import call_args
+from refactors.engine import Context, NeedsReview, Site, literal
+from refactors.scopes import Scope, dotted
+from refactors.target_signatures import target_params
+
+LAYER_BASE = "paddle.fluid.dygraph.Layer"  # main name of the table entry for 1.8's dygraph Layer
+ACT_PREFIX = "paddle.fluid.layers."  # a 1.8 `act='relu'` runs the op `relu`, i.e. `fluid.layers.relu`
+
+_UNSET = object()
+
+
+def name(ctx: Context, site: Site, qualname: str) -> cst.BaseExpression:
+    """The expression for a 2.x name, or NeedsReview when `paddle` is rebound where the call is."""
+    if qualname.split(".")[0] == "paddle" and not ctx.resolver.is_paddle_root(site.scope):
+        raise NeedsReview("`paddle` is rebound here; rewrite by hand")
+    return ctx.name_node(qualname)
+
+
+def call(ctx: Context, site: Site, qualname: str, *args: cst.BaseExpression,
+         **kwargs: cst.BaseExpression) -> cst.Call:
+    """`qualname(*args, **kwargs)`, positional arguments first."""
+    arguments = [cst.Arg(value=a) for a in args]
+    arguments += [call_args.keyword_arg(k, v) for k, v in kwargs.items()]
+    return call_args.with_args(cst.Call(func=name(ctx, site, qualname)), arguments)
+
+
+def finish(ctx: Context, site: Site, node: cst.Call, target: Optional[str] = None) -> cst.Call:
+    """The call in its final 2.x form: the entry's `args_change` applied and the callee renamed.
+
+    Reports the entry's `warning`, since the rename step will not see this call again.
+    """
+    from refactors.refactor_kwargs import apply_changes  # import here: that module imports this package
+
+    entry = site.entry
+    assert entry is not None
+    qualname = target or entry.update_to
+    if qualname is None:
+        raise NeedsReview(f"{entry.name} has no 2.x target in the table")
+    node = positional_again(ctx, site, apply_changes(ctx, entry, node), qualname)
+    if entry.warning:
+        ctx.report(site, "api-warning", "warning", f"{entry.name}: {entry.warning}", True)
+    return node.with_changes(func=name(ctx, site, qualname))
+
+
+def original_call(ctx: Context, site: Site) -> Optional[cst.Call]:
+    """The call as the user wrote it (the pass hands transformers the updated node)."""
+    found: List[cst.Call] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if node.func is site.node:
+                found.append(node)
+
+    if ctx.statements:
+        ctx.statements[-1].visit(Finder())
+    return found[0] if found else None
+
+
+def positional_again(ctx: Context, site: Site, node: cst.Call, target: str) -> cst.Call:
+    """Leading arguments the user passed by position go back to positions where the 2.x target has
+    the same parameter there (step 3 made them keywords so that transformers see them by name)."""
+    original = original_call(ctx, site)
+    params = target_params(target)
+    entry = site.entry
+    if original is None or params is None or entry is None or not entry.args_list:
+        return node
+    count = 0
+    for arg in original.args:
+        if arg.keyword is not None or arg.star:
+            break
+        count += 1
+    was_positional = {p.name for p in entry.args_list[:count]}
+    was_positional |= {c.to for c in entry.args_change if c.op == "rename" and c.arg in was_positional}
+    args = list(node.args)
+    for i in range(min(len(args), len(params))):
+        keyword = args[i].keyword.value if args[i].keyword is not None else None
+        if keyword is None or keyword != params[i] or keyword not in was_positional:
+            break
+        args[i] = args[i].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+    return node.with_changes(args=args)
+
+
+def converted(site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
+    """Mark the site as fully rewritten by its transformer and return the new expression."""
+    site.converted = True
+    return node
+
+
+def value_of(ctx: Context, node: cst.Call, arg: str, default: Any = _UNSET) -> Any:
+    """The literal value of keyword `arg`; `default` when absent; NeedsReview when not a literal."""
+    found = call_args.get(node, arg)
+    if found is None:
+        if default is _UNSET:
+            raise NeedsReview(f"`{arg}` is missing")
+        return default
+    try:
+        return literal(found.value, ctx)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise NeedsReview(f"`{arg}={ctx.code(found.value).strip()}` is not a literal, and the 2.x form "
+                          f"depends on its value") from None
+
+
+def is_literal(ctx: Context, node: cst.BaseExpression) -> bool:
+    try:
+        literal(node, ctx)
+        return True
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
+def pure(node: cst.BaseExpression) -> bool:
+    """True when writing the expression twice evaluates the same thing twice, with no side effect:
+    a name, an attribute chain, a literal, or a subscript of those by a literal."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return pure(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
+    if isinstance(node, cst.Subscript):
+        return pure(node.value) and all(
+            isinstance(el.slice, cst.Index) and pure(el.slice.value) for el in node.slice)
+    return False
+
+
+def required(node: cst.Call, arg: str) -> cst.BaseExpression:
+    found = call_args.get(node, arg)
+    if found is None:
+        raise NeedsReview(f"`{arg}` is missing")
+    return found.value
+
+
+def parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The expression, safe as an operand of `*` or `not`."""
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
+                         cst.SimpleString, cst.List, cst.Tuple)) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def negated(ctx: Context, node: cst.BaseExpression) -> cst.BaseExpression:
+    """`not <node>`, folded when the node is a literal bool."""
+    if is_literal(ctx, node) and isinstance(literal(node, ctx), bool):
+        return cst.Name("False" if literal(node, ctx) else "True")
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return node.expression.with_changes(lpar=[], rpar=[]) if isinstance(
+            node.expression, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else node.expression
+    return cst.UnaryOperation(operator=cst.Not(), expression=parenthesized(node))
+
+
+def activation(ctx: Context, site: Site, act: Optional[cst.BaseExpression]) -> Callable[[cst.BaseExpression],
+                                                                                       cst.BaseExpression]:
+    """A function applying the 1.8 activation `act` to an expression, as `fluid.layers.<act>` would.
+
+    Resolved now (so that NeedsReview is raised while the call can still be left as written); the
+    activation's own table entry gives its 2.x name and any argument it must carry (e.g. a 1.8
+    default that 2.x changed).
+    """
+    if act is None or (is_literal(ctx, act) and literal(act, ctx) is None):
+        return lambda inner: inner
+    if not (is_literal(ctx, act) and isinstance(literal(act, ctx), str)):
+        raise NeedsReview(f"`act={ctx.code(act).strip()}` is not a literal; apply the activation to the output "
+                          f"by hand")
+    op = literal(act, ctx)
+    entry = ctx.table.lookup(ACT_PREFIX + op)
+    if entry is None or entry.update_to is None or entry.transformer is not None or not entry.args_list:
+        raise NeedsReview(f"`act='{op}'`: no 2.x activation known for it; apply it to the output by hand")
+    from refactors.refactor_kwargs import apply_changes
+
+    first = entry.args_list[0].name
+    target = name(ctx, site, entry.update_to)
+
+    def apply(inner: cst.BaseExpression) -> cst.BaseExpression:
+        node = cst.Call(func=target, args=[call_args.keyword_arg(first, inner)])
+        node = apply_changes(ctx, entry, node)
+        # The tensor goes first in every 2.x activation: write it positionally.
+        return node.with_changes(args=[node.args[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT),
+                                       *node.args[1:]])
+
+    # Fail now, not when applied, if the activation's own changes cannot be made.
+    apply(cst.Name("x"))
+    return apply
+
+
+def keyword_names(node: cst.Call) -> Tuple[str, ...]:
+    return tuple(a.keyword.value for a in node.args if a.keyword is not None)
+
+
+def module_class(ctx: Context, name_: str) -> Optional[cst.ClassDef]:
+    """The module-level class `name_` of the module being upgraded."""
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.ClassDef) and stmt.name.value == name_:
+            return stmt
+    return None
+
+
+def is_layer_class(ctx: Context, cls: cst.ClassDef, scope: Optional[Scope], depth: int = 0) -> bool:
+    """True when a base of `cls` is 1.8's dygraph Layer, directly or through classes of this module."""
+    for base in cls.bases:
+        chain = dotted(base.value)
+        if chain is None or scope is None:
+            continue
+        head, _, rest = chain.partition(".")
+        binding = ctx.resolver.binding(head, scope)
+        if binding is not None:
+            entry = ctx.table.lookup(binding.qualname + ("." + rest if rest else ""))
+            if entry is not None and entry.name == LAYER_BASE:
+                return True
+        elif not rest and depth < 8:
+            local = module_class(ctx, head)
+            if local is not None and local is not cls and is_layer_class(ctx, local, ctx.resolver.module_scope,
+                                                                           depth + 1):
+                return True
+    return False
+
+
+def stdlib_module(ctx: Context, site: Site, module: str) -> cst.Name:
+    """A reference to a standard-library module, imported at module level if needed.
+
+    NeedsReview when the name is bound to something else where the call is.
+    """
+    scope: Optional[Scope] = site.scope
+    while scope is not None and module not in scope.bindings:
+        scope = scope.parent
+    if scope is not None:
+        imported = any(isinstance(stmt, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Import) and any(a.asname is None and dotted(a.name) == module
+                                                  for a in small.names) for small in stmt.body)
+            for stmt in ctx.module.body)
+        if scope is not ctx.resolver.module_scope or len(scope.bindings[module]) != 1 or not imported:
+            raise NeedsReview(f"the name `{module}` is bound to something else here")
+    ctx.imports.add(module)
+    return cst.Name(module)

@@ -1,0 +1,315 @@
+"""Learning-rate decays: 1.8 advanced them by itself, 2.x schedulers move only on `scheduler.step()`.
+
+- Dygraph classes (`dygraph/learning_rate_scheduler.py:44-50`): every `minimize()` computed the rate
+  at `step_num` and then added `step` to it, from `begin`. 2.x: `paddle.optimizer.lr.X(...,
+  last_epoch=begin - 1)` starts at `begin`, and `scheduler.step()` must follow each optimizer step.
+- Static functions (`layers/learning_rate_scheduler.py:45-50`): the rate is computed in the graph from
+  a counter that starts at 0 and grows by one per run of the program. 2.x: the scheduler, stepped
+  once per iteration. (In dygraph, the same functions return the classes above with `begin=0`.)
+- Formulas (1.8 -> 2.x): `lr * rate ** (step / decay_steps)` is `ExponentialDecay(lr,
+  gamma=rate ** (1 / decay_steps))`, or `StepDecay(lr, decay_steps, rate)` when floored (staircase);
+  `lr * exp(-rate * step / decay_steps)` is `NaturalExpDecay(lr, rate / decay_steps)`;
+  `lr / (1 + rate * step / decay_steps)` is `InverseTimeDecay(lr, rate / decay_steps)`; piecewise,
+  polynomial and Noam keep their formulas. Floored natural-exp and inverse-time decays, the
+  per-epoch cosine decay and 1.8's warm-up (whose dygraph and static formulas differ) have no 2.x
+  scheduler computing the same rates: left for review.
+
+Stepping: when the schedule is given (directly, or through a name) as `learning_rate=` of an optimizer
+assigned to a name in the same function, and that optimizer's `minimize(...)` is called inside a loop
+there, `<scheduler>.step()` is written after each such call (an inline schedule is first bound to a
+new name). Otherwise the schedule is converted, the line is marked with a TODO saying where
+`.step()` must go, and the site is reported.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from refactors import call_args
+from refactors import findings as F
+from refactors.engine import Context, NeedsReview, Site, same_literal
+from refactors.scopes import Scope, dotted
+from refactors.transformers import emit, register
+
+LR = "paddle.optimizer.lr."
+_OPTIMIZERS = "paddle.fluid.optimizer."
+_KEEP = ("learning_rate", "name")
+
+
+def _rename(node: cst.Call, renames: Dict[str, str]) -> cst.Call:
+    for old, new in renames.items():
+        node = call_args.rename(node, old, new)
+    return node
+
+
+def _ratio(ctx: Context, node: cst.Call, numerator: str, denominator: str, power: bool = False) -> cst.BaseExpression:
+    """`numerator / denominator`, or `numerator ** (1 / denominator)`, as source."""
+    top = emit.parenthesized(emit.required(node, numerator))
+    bottom = emit.parenthesized(emit.required(node, denominator))
+    text = (f"{ctx.code(top).strip()} ** (1 / {ctx.code(bottom).strip()})" if power
+            else f"{ctx.code(top).strip()} / {ctx.code(bottom).strip()}")
+    return ctx.expr(text)
+
+
+def _staircase(ctx: Context, node: cst.Call) -> bool:
+    value = emit.value_of(ctx, node, "staircase", False)
+    if not isinstance(value, bool):
+        raise NeedsReview("staircase is not a bool")
+    return value
+
+
+def _only(node: cst.Call, keep: Tuple[str, ...], extra: Dict[str, cst.BaseExpression]) -> cst.Call:
+    """The call with only the `keep` arguments (in their order), then `extra` keywords."""
+    args = [a for a in node.args if a.keyword is not None and a.keyword.value in keep]
+    args += [call_args.keyword_arg(k, v) for k, v in extra.items()]
+    return call_args.with_args(node, args)
+
+
+Builder = Callable[[Context, cst.Call], Tuple[str, cst.Call]]
+
+
+def _exponential(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
+    if _staircase(ctx, node):
+        return "StepDecay", _only(node, _KEEP, {"step_size": emit.required(node, "decay_steps"),
+                                                "gamma": emit.required(node, "decay_rate")})
+    return "ExponentialDecay", _only(node, _KEEP, {"gamma": _ratio(ctx, node, "decay_rate", "decay_steps", True)})
+
+
+def _per_step(target: str) -> Builder:
+    def build(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
+        if _staircase(ctx, node):
+            raise NeedsReview(f"staircase=True: no 2.x scheduler floors the {target} formula; use "
+                              f"paddle.optimizer.lr.LambdaDecay")
+        return target, _only(node, _KEEP, {"gamma": _ratio(ctx, node, "decay_rate", "decay_steps")})
+    return build
+
+
+def _polynomial(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
+    return "PolynomialDecay", _rename(_only(node, ("learning_rate", "decay_steps", "end_learning_rate", "power",
+                                                   "cycle", "name"), {}), {"end_learning_rate": "end_lr"})
+
+
+def _piecewise(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
+    return "PiecewiseDecay", _only(node, ("boundaries", "values", "name"), {})
+
+
+def _noam(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
+    return "NoamDecay", _only(node, ("d_model", "warmup_steps", "learning_rate", "name"), {})
+
+
+def _linear_warmup(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
+    """1.8.5's dygraph warm-up returns `(end_lr - start_lr) / warmup_steps * step` (no `+ start_lr`,
+    `dygraph/learning_rate_scheduler.py:727`): 2.x's formula only when `start_lr` is 0, and only for a
+    constant base rate (a nested 1.8 schedule advanced on its own clock)."""
+    if emit.value_of(ctx, node, "start_lr") != 0:
+        raise NeedsReview("start_lr is not 0: 1.8.5's dygraph warm-up leaves it out of the ramp")
+    base = emit.value_of(ctx, node, "learning_rate")
+    if isinstance(base, bool) or not isinstance(base, (int, float)):
+        raise NeedsReview("learning_rate is not a number")
+    return "LinearWarmup", _only(node, ("learning_rate", "warmup_steps", "start_lr", "end_lr"), {})
+
+
+def _unsupported(why: str) -> Builder:
+    def build(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
+        raise NeedsReview(why)
+    return build
+
+
+_COSINE = ("1.8's cosine decay is constant within an epoch; no 2.x scheduler computes it "
+           "(paddle.optimizer.lr.LambdaDecay can)")
+_WARMUP = ("1.8's warm-up formula differs between dygraph (no start_lr, from step 1) and static graphs; "
+           "write paddle.optimizer.lr.LinearWarmup for the mode this code runs in")
+
+# By the last part of the 1.8 name: dygraph classes and static functions share the formulas.
+_BUILDERS: Dict[str, Builder] = {
+    "ExponentialDecay": _exponential, "exponential_decay": _exponential,
+    "NaturalExpDecay": _per_step("NaturalExpDecay"), "natural_exp_decay": _per_step("NaturalExpDecay"),
+    "InverseTimeDecay": _per_step("InverseTimeDecay"), "inverse_time_decay": _per_step("InverseTimeDecay"),
+    "PolynomialDecay": _polynomial, "polynomial_decay": _polynomial,
+    "PiecewiseDecay": _piecewise, "piecewise_decay": _piecewise,
+    "NoamDecay": _noam, "noam_decay": _noam,
+    "CosineDecay": _unsupported(_COSINE), "cosine_decay": _unsupported(_COSINE),
+    "LinearLrWarmup": _linear_warmup, "linear_lr_warmup": _unsupported(_WARMUP),
+}
+
+
+# The static counter starts at 0, but at 1 for Noam (`layers/learning_rate_scheduler.py:45`, noam_decay).
+_STATIC_BEGIN = {"noam_decay": "1"}
+
+
+def _scheduler(ctx: Context, site: Site, node: cst.Call, dygraph: bool) -> cst.Call:
+    """The 2.x scheduler for a 1.8 decay call, starting where 1.8 started."""
+    assert site.entry is not None
+    short = site.entry.name.rsplit(".", 1)[-1]
+    builder = _BUILDERS.get(short)
+    if builder is None:
+        raise NeedsReview(f"no 2.x scheduler known for {short}")
+    target, new = builder(ctx, node)
+    if dygraph:
+        step = call_args.get(node, "step")
+        if step is not None and not same_literal(step.value, "1", ctx):
+            raise NeedsReview("step= other than 1: 2.x schedulers advance by one")
+        param = site.entry.param("begin")
+        begin = call_args.get(node, "begin")
+        source = ctx.code(begin.value).strip() if begin is not None else (param.default if param else None)
+        if source is None:
+            raise NeedsReview("`begin` is missing")
+    else:
+        source = _STATIC_BEGIN.get(short, "0")
+    try:
+        last = str(int(source) - 1)
+    except ValueError:
+        last = f"{ctx.code(emit.parenthesized(ctx.expr(source))).strip()} - 1"
+    if last != "-1":
+        new = call_args.add(new, "last_epoch", ctx.expr(last))
+    return emit.positional_again(ctx, site, new, LR + target).with_changes(func=emit.name(ctx, site, LR + target))
+
+
+# -- stepping ------------------------------------------------------------------------------------
+
+def _optimizer_assignment(ctx: Context, scope: Scope, statement: cst.CSTNode,
+                          value: Optional[cst.BaseExpression]) -> Optional[str]:
+    """The name an optimizer is assigned to, when `statement` is `name = Optimizer(learning_rate=value)`."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign)):
+        return None
+    assign = statement.body[0]
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) \
+            or not isinstance(assign.value, cst.Call):
+        return None
+    chain = dotted(assign.value.func)
+    if chain is None:
+        return None
+    head, _, rest = chain.partition(".")
+    binding = ctx.resolver.binding(head, scope)
+    entry = ctx.table.lookup(binding.qualname + ("." + rest if rest else "")) if binding else None
+    if entry is None or not entry.name.startswith(_OPTIMIZERS):
+        return None
+    first = entry.args_list[0].name if entry.args_list else "learning_rate"
+    for i, arg in enumerate(assign.value.args):
+        is_lr = (arg.keyword.value == first) if arg.keyword is not None else i == 0
+        if is_lr and arg.value is value:
+            return assign.targets[0].target.value
+    return None
+
+
+class _MinimizeInLoops(cst.CSTVisitor):
+    """Statements `opt.minimize(...)` (or `x = opt.minimize(...)`) inside loops, in one scope."""
+
+    def __init__(self, optimizer: str, root: cst.CSTNode) -> None:
+        super().__init__()
+        self.optimizer, self.root = optimizer, root
+        self.loops = 0
+        self.found: List[cst.SimpleStatementLine] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.root
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return node is self.root
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops += 1
+
+    def leave_For(self, node: cst.For) -> None:
+        self.loops -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self.loops += 1
+
+    def leave_While(self, node: cst.While) -> None:
+        self.loops -= 1
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if not self.loops or len(node.body) != 1:
+            return
+        small = node.body[0]
+        value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+        if isinstance(value, cst.Call) and dotted(value.func) == f"{self.optimizer}.minimize":
+            self.found.append(node)
+
+
+def _assigned_name(ctx: Context, site: Site) -> Optional[str]:
+    """`name` when the statement being upgraded is `name = <this call>`."""
+    statement = ctx.statements[-1] if ctx.statements else None
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+                and isinstance(small.value, cst.Call) and small.value.func is site.node:
+            return small.targets[0].target.value
+    return None
+
+
+def _optimizers_using(ctx: Context, scope: Scope, scheduler: str) -> List[str]:
+    """Names of optimizers assigned in the scope with `learning_rate=<scheduler>`."""
+    found: List[str] = []
+    scope_node = scope.node
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is scope_node
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return node is scope_node
+
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            small = node.body[0] if len(node.body) == 1 else None
+            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
+                for arg in small.value.args:
+                    if isinstance(arg.value, cst.Name) and arg.value.value == scheduler:
+                        target = _optimizer_assignment(ctx, scope, node, arg.value)
+                        if target is not None:
+                            found.append(target)
+
+    scope_node.visit(Finder())
+    return found
+
+
+def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExpression:
+    scope_node = site.scope.node
+    statement = ctx.statements[-1] if ctx.statements else None
+    scheduler = _assigned_name(ctx, site)
+    optimizers: List[str] = []
+    before: List[cst.BaseStatement] = []
+    result: cst.BaseExpression = new
+    if scheduler is not None:
+        optimizers = _optimizers_using(ctx, site.scope, scheduler)
+    elif statement is not None:
+        optimizer = _optimizer_assignment(ctx, site.scope, statement, emit.original_call(ctx, site))
+        optimizers = [optimizer] if optimizer is not None else []
+    steps: List[cst.SimpleStatementLine] = []
+    for optimizer in optimizers:
+        finder = _MinimizeInLoops(optimizer, scope_node)
+        scope_node.visit(finder)
+        steps += finder.found
+    if steps and scheduler is None:  # an inline schedule: bind it to a new name first
+        scheduler = ctx.fresh_name(site.scope, "lr_scheduler")
+        before = [cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(scheduler))],
+                                                           value=new)])]
+        result = cst.Name(scheduler)
+    if scheduler is None or not steps:
+        name = scheduler or "the scheduler"
+        why = (f"1.8 advanced this learning-rate schedule on every optimizer step; call {name}.step() after "
+               f"each one")
+        ctx.todo(why)
+        site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: converted; {why}", False)
+        return emit.converted(site, new)
+    if before:
+        ctx.insert_around(statement, before=before)  # type: ignore[arg-type]
+    for minimize in steps:
+        ctx.insert_around(minimize, after=[ctx.statement(f"{scheduler}.step()\n")])
+    return emit.converted(site, result)
+
+
+@register("lr_decay_dygraph")
+def lr_decay_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    return _step_after_minimize(ctx, site, _scheduler(ctx, site, node, dygraph=True))
+
+
+@register("lr_decay_static")
+def lr_decay_static(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    return _step_after_minimize(ctx, site, _scheduler(ctx, site, node, dygraph=False))
