@@ -14,12 +14,12 @@ from types import ModuleType
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from api_mapping import ApiEntry, Table
 from refactors import findings as F
 from refactors.findings import Finding
-from refactors.scopes import ImportBinding, Resolver, Scope, collect, dotted
+from refactors.positions import positions
+from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
 
 LEGACY_ROOT = "paddle.fluid"
 TODO_PREFIX = "# TODO(paddle-upgrade): "
@@ -47,6 +47,7 @@ class Site:
     converted: bool = False
     finding: Optional[Finding] = None
     decorator: bool = False  # the reference is a whole decorator (`@fluid.dygraph.no_grad`)
+    call: Optional[cst.Call] = None  # the call as written, when the site is its callee
     also: List[ImportBinding] = field(default_factory=list)  # other imports binding the name to the same API
 
     @property
@@ -65,7 +66,7 @@ class Context:
 
     table: Table
     module: cst.Module
-    resolver: Resolver
+    resolver: Analysis
     enabled: Tuple[str, ...]
     findings: List[Finding] = field(default_factory=list)
     sites: List[Site] = field(default_factory=list)
@@ -141,6 +142,7 @@ class Context:
     def insert_around(self, statement: cst.CSTNode, before: Sequence[cst.BaseStatement] = (),
                       after: Sequence[cst.BaseStatement] = ()) -> None:
         """Put statements before/after an original statement of the module (not yet left by the pass)."""
+        self.resolver.make_hot(statement)
         self.before.setdefault(id(statement), []).extend(before)
         self.after.setdefault(id(statement), []).extend(after)
 
@@ -203,140 +205,62 @@ def _with_todos(node, reasons: List[str]):
 
 
 class Upgrader(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    """Calls the steps' hooks at each use site; subtrees without one are not even entered."""
 
     def __init__(self, ctx: Context, steps: Sequence[ModuleType]) -> None:
         super().__init__()
         self.ctx = ctx
         self.steps = steps
-        self._scopes: List[Scope] = [ctx.resolver.module_scope]  # type: ignore[list-item]
-        self._inner: Set[int] = set()  # Name/Attribute nodes that are not references of their own
+        self._positions = positions(ctx.module, [ref.node for ref in ctx.resolver.references.values()])
         self._callees: Set[int] = set()
         self._sites: Dict[int, Site] = {}
-        self._decorators: Set[int] = set()
         self._hooks = {kind: [getattr(s, kind) for s in steps if hasattr(s, kind)]
                        for kind in ("call", "reference", "with_stmt", "module")}
 
-    # -- scopes: pushed where the body starts, so decorators and defaults resolve outside --------
-    def _push(self, node: cst.CSTNode) -> None:
-        scope = self.ctx.resolver.scope_of(node)
-        if scope is not None:
-            self._scopes.append(scope)
-
-    def _pop(self, node: cst.CSTNode) -> None:
-        if self.ctx.resolver.scope_of(node) is not None:
-            self._scopes.pop()
-
-    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._push(node)
-
-    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._pop(node)
-
-    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self._push(node)
-
-    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self._pop(node)
-
-    def visit_Lambda_body(self, node: cst.Lambda) -> None:
-        self._push(node)
-
-    def leave_Lambda_body(self, node: cst.Lambda) -> None:
-        self._pop(node)
-
-    def _visit_comp(self, node: cst.CSTNode) -> None:
-        self._push(node)
-
-    def _leave_comp(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-        self._pop(original)
-        return updated
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comp
-    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comp
-
-    # -- names that are never references --------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> bool:
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         return False
 
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._inner.add(id(node.keyword))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._inner.add(id(node.name))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._inner.add(id(node.name))
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._inner.add(id(node.name))
-
-    def visit_NameItem(self, node: cst.NameItem) -> None:
-        self._inner.add(id(node.name))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._not_references(node.target)
-
-    def _not_references(self, target: cst.BaseExpression) -> None:
-        """Names an assignment binds are not uses of what the name meant before."""
-        if isinstance(target, cst.Name):
-            self._inner.add(id(target))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._not_references(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._not_references(target.value)
-
-    def visit_Decorator(self, node: cst.Decorator) -> None:
-        self._decorators.add(id(node.decorator))
-
     # -- use sites ------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._callees.add(id(node.func))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._inner.add(id(node.attr))
-        if id(node) in self._inner:
-            self._inner.add(id(node.value))
-            return
-        if self._find_site(node, dotted(node)):
-            self._inner.add(id(node.value))
+        ref = self.ctx.resolver.references.get(id(node))
+        if ref is not None:
+            self._find_site(ref)
 
     def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._inner:
-            self._find_site(node, node.value)
+        ref = self.ctx.resolver.references.get(id(node))
+        if ref is not None:
+            self._find_site(ref)
 
-    def _find_site(self, node: Union[cst.Name, cst.Attribute], chain: Optional[str]) -> bool:
-        if chain is None:
-            return False
-        head, _, rest = chain.partition(".")
-        scope = self._scopes[-1]
-        binding = self.ctx.resolver.binding(head, scope)
+    def _find_site(self, ref: Reference) -> None:
+        head, _, rest = ref.dotted.partition(".")
+        bindings = ref.bindings
+        binding: Optional[ImportBinding] = bindings[0]
         also: List[ImportBinding] = []
-        if binding is None:
-            found = self.ctx.resolver.lookup(head, scope) or []
-            bindings = [b for b in found if b is not None]
-            if not bindings:
-                return False
-            if len(bindings) == len(found):
-                binding, also = self._one_api(bindings, rest)
+        if ref.mixed:
+            self._ambiguous(ref, head)
+            return
+        if any(b.qualname != bindings[0].qualname for b in bindings):
+            binding, also = self._one_api(bindings, rest)
             if binding is None:
-                return self._ambiguous(node, head, bindings)
+                self._ambiguous(ref, head)
+                return
+        assert binding is not None
         qualname = binding.qualname + ("." + rest if rest else "")
-        pos = self.get_metadata(PositionProvider, node).start
-        site = Site(node, qualname, binding, scope, pos.line, pos.column + 1,
-                    decorator=id(node) in self._decorators, also=also)
+        line, col = self._positions[id(ref.node)]
+        site = Site(ref.node, qualname, binding, ref.scope, line, col,
+                    decorator=id(ref.node) in self.ctx.resolver.decorators, also=also)
         self._match_entry(site)
         for b in (binding, *also):
             b.uses += 1
-        self._sites[id(node)] = site
+        self._sites[id(ref.node)] = site
         if site.legacy:
             self.ctx.sites.append(site)
-        return True
 
     def _one_api(self, bindings: List[ImportBinding], rest: str):
         """When a name is bound by several paddle imports (`try: from a import X` / `except ImportError:
@@ -351,17 +275,17 @@ class Upgrader(cst.CSTTransformer):
             return None, []
         return bindings[0], bindings[1:]
 
-    def _ambiguous(self, node: cst.CSTNode, head: str, bindings: List[ImportBinding]) -> bool:
-        """A name bound by a paddle import and by something else (`except ImportError: fluid = None`):
-        which one a use means is decided at run time, so the use is left, and the import kept."""
-        for b in bindings:
+    def _ambiguous(self, ref: Reference, head: str) -> None:
+        """A name bound by a paddle import and by something else (`except ImportError: fluid = None`),
+        or by imports of different APIs: which one a use means is decided at run time, so the use is
+        left, and the imports kept."""
+        for b in ref.bindings:
             b.uses += 1
             b.left += 1
-        pos = self.get_metadata(PositionProvider, node).start
+        line, col = self._positions[id(ref.node)]
         self.ctx.report(None, F.NEEDS_REVIEW, "warning",
                         f"`{head}` is bound both by a paddle import and otherwise here; left as written", False,
-                        line=pos.line, col=pos.column + 1)
-        return True  # do not look at the parts of this chain again
+                        line=line, col=col)
 
     def _match_entry(self, site: Site) -> None:
         """The longest prefix of the chain that the table knows (norm_api_alias resolves aliases)."""
@@ -399,6 +323,7 @@ class Upgrader(cst.CSTTransformer):
         if site.entry is not None and site.entry.with_guard == "unwrap":
             self.ctx.pending.append(site)  # decided by refactor_with when its `with` is left
             return updated
+        site.call = original
         result: cst.BaseExpression = updated
         try:
             for hook in self._hooks["call"]:
@@ -416,6 +341,8 @@ class Upgrader(cst.CSTTransformer):
         if isinstance(node, _STATEMENTS):
             self.ctx.todos.append([])
             self.ctx.statements.append(node)
+        if node is not self.ctx.module and self.ctx.resolver.skips(node):
+            return False  # no use site inside: nothing to rewrite, nothing to rebuild
         return super().on_visit(node)
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
@@ -466,11 +393,10 @@ class Outcome:
 
 def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members) -> Outcome:
     """Upgrade one parsed module with the given ordered steps."""
-    resolver = collect(module, star_members)
+    resolver = analyse(module, star_members)
     if not resolver.imports:
         return Outcome(module, [], [])
     ctx = Context(table=table, module=module, resolver=resolver,
                   enabled=tuple(getattr(s, "NAME") for s in steps))
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    new = wrapper.visit(Upgrader(ctx, steps))
+    new = module.visit(Upgrader(ctx, steps))
     return Outcome(new, ctx.findings, ctx.sites)

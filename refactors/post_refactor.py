@@ -15,6 +15,7 @@ import libcst as cst
 from api_mapping.modes import STATIC_ON
 from refactors.engine import Context
 from refactors.refactor_import import module as ensure_import_paddle
+from refactors.statement_visitor import StatementTransformer
 from refactors.scopes import ROOT, ImportBinding, dotted, module_dotted
 
 NAME = "post_refactor"
@@ -26,18 +27,14 @@ def _legacy_alias(binding: ImportBinding) -> bool:
     return binding.qualname.startswith(ROOT + ".fluid")
 
 
-class ImportTidier(cst.CSTTransformer):
+class ImportTidier(StatementTransformer):
     """Rewrites only import statements; never descends into expressions."""
 
     def __init__(self, dead: List[ImportBinding]) -> None:
         super().__init__()
         self.dead_aliases: Set[int] = {id(b.alias) for b in dead if b.alias is not None}
         self.dead_stars: Set[int] = {id(b.statement) for b in dead if b.alias is None}
-        self.stars_alive: Set[int] = set()
         self.statements: Set[int] = {id(b.statement) for b in dead}
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        return False
 
     def _tidy(self, small: cst.BaseSmallStatement):
         if id(small) not in self.statements:

@@ -1,23 +1,29 @@
-"""Scope-aware resolution of names to the `paddle` modules they were imported from.
+"""Scope-aware resolution of names to the `paddle` imports they denote: one fast walk, before rewriting.
 
-A cheap replacement for libcst's QualifiedNameProvider, which costs several times a parse on real
-files: one pre-pass records, per scope, which names are bound and whether each binding is a `paddle`
-import. A local `layers = []`, a parameter named `fluid` or an attribute `self.fluid` then never
-resolves to an API. Python's rules kept: a name bound anywhere in a function is local to all of it,
-class bodies do not enclose nested functions, `global`/`nonlocal` redirect a binding.
+libcst's visitor framework and its QualifiedNameProvider cost several times a parse on real files.
+This walk reads the tree's fields directly (about ten times cheaper than a visitor) and records:
+
+- every scope (module, function, lambda, class, comprehension) and the names it binds;
+- every import of `paddle` or a `paddle` submodule/member, as an `ImportBinding`;
+- every reference: a maximal `a.b.c` chain, resolved at the end of the walk, when each function's
+  local names are all known (a name bound anywhere in a function is local to all of it);
+- for every node it walked, its parent, so that the nodes on the path to a resolved reference can
+  be marked "hot": the rewriting pass enters only those.
+
+Python's rules kept: class bodies do not enclose nested functions, `global`/`nonlocal` redirect a
+name, decorators/defaults/annotations/bases are evaluated in the enclosing scope, keyword argument
+names, attribute names and parameter names are not references.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from dataclasses import dataclass, field, fields
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 ROOT = "paddle"
 
-ScopeNode = Union[cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp,
-                  cst.DictComp, cst.GeneratorExp]
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+Chain = Union[cst.Name, cst.Attribute]
 
 
 @dataclass(eq=False)
@@ -30,20 +36,32 @@ class ImportBinding:
     alias: Optional[cst.ImportAlias]  # None for a star import
     module_level: bool
     uses: int = 0  # references resolved to this binding
-    left: int = 0  # of those, references the upgrade left as they were
+    left: int = 0  # of those, legacy references the upgrade left as they were
 
 
 @dataclass(eq=False)
 class Scope:
-    node: ScopeNode
+    node: cst.CSTNode  # the Module, FunctionDef, Lambda, ClassDef or comprehension that opens it
     parent: Optional["Scope"]
     is_class: bool = False
+    is_comprehension: bool = False
     bindings: Dict[str, List[Optional[ImportBinding]]] = field(default_factory=dict)
-    globals: set = field(default_factory=set)
-    nonlocals: set = field(default_factory=set)
+    globals: Set[str] = field(default_factory=set)
+    nonlocals: Set[str] = field(default_factory=set)
 
     def bind(self, name: str, binding: Optional[ImportBinding] = None) -> None:
         self.bindings.setdefault(name, []).append(binding)
+
+
+@dataclass(eq=False)
+class Reference:
+    """A maximal chain whose head some paddle import binds in its scope (maybe not only an import)."""
+
+    node: Chain
+    dotted: str
+    scope: Scope
+    bindings: List[ImportBinding] = field(default_factory=list)
+    mixed: bool = False  # the name is also bound otherwise in that scope (`except ImportError: fluid = None`)
 
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -58,197 +76,269 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
-def module_dotted(node: Optional[Union[cst.Attribute, cst.Name]]) -> str:
+def module_dotted(node: Optional[cst.BaseExpression]) -> str:
     return "" if node is None else (dotted(node) or "")
 
 
-class ScopeCollector(cst.CSTVisitor):
-    """Pre-pass: build the scope tree and every scope's bindings."""
+# Fields that hold only whitespace, punctuation or tokens: never a name or a scope.
+_TRIVIA = {
+    "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "trailing_whitespace",
+    "comma", "semicolon", "newline", "indent", "whitespace", "equal", "star", "dot", "colon", "operator",
+    "first_line", "lbracket", "rbracket", "lbrace", "rbrace", "asynchronous", "quote", "prefix", "start",
+    "end",
+}
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
-    def __init__(self, star_members: Callable[[str], Sequence[str]]) -> None:
+
+def _child_fields(kind: type) -> Tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = tuple(f.name for f in fields(kind)
+                      if f.name not in _TRIVIA and not f.name.startswith("whitespace"))
+        _FIELDS[kind] = names
+    return names
+
+
+
+class _Walker:
+    def __init__(self, module: cst.Module, star_members: Callable[[str], Sequence[str]]) -> None:
         self.star_members = star_members
-        self.scopes: Dict[int, Scope] = {}
+        self.module_scope = Scope(node=module, parent=None)
+        self.scope = self.module_scope
         self.imports: List[ImportBinding] = []
-        self.module_scope: Optional[Scope] = None
-        self._stack: List[Scope] = []
+        self.references: List[Reference] = []
+        self.parents: Dict[int, int] = {}  # id(walked node) -> id(nearest walked ancestor), 0 at the top
+        self._path: List[int] = [0]
+        self.decorators: Set[int] = set()
+
+    # -- generic descent ------------------------------------------------------------------------
+    def walk(self, node: cst.CSTNode) -> None:
+        handler = getattr(self, "on_" + type(node).__name__, None)
+        self._enter(node)
+        if handler is not None:
+            handler(node)
+        else:
+            self.children(node)
+        self._path.pop()
+
+    def _enter(self, node: cst.CSTNode) -> None:
+        """Link `node` to its parent; every node that may lead to a reference must be linked."""
+        key = id(node)
+        self.parents[key] = self._path[-1]
+        self._path.append(key)
+
+    def children(self, node: cst.CSTNode, skip: Tuple[str, ...] = ()) -> None:
+        for name in _child_fields(type(node)):
+            if name in skip:
+                continue
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                self.walk(value)
+            elif isinstance(value, (tuple, list)):
+                for item in value:
+                    if isinstance(item, cst.CSTNode):
+                        self.walk(item)
+
+    def in_scope(self, scope: Scope, *nodes: Optional[cst.CSTNode]) -> None:
+        outer, self.scope = self.scope, scope
+        for node in nodes:
+            if node is not None:
+                self.walk(node)
+        self.scope = outer
+
+    # -- references -----------------------------------------------------------------------------
+    def on_Name(self, node: cst.Name) -> None:
+        self.references.append(Reference(node, node.value, self.scope))
+
+    def on_Attribute(self, node: cst.Attribute) -> None:
+        chain = dotted(node)
+        if chain is None:
+            self.walk(node.value)  # `f().x`: only the value can hold references
+        else:
+            self.references.append(Reference(node, chain, self.scope))
+
+    def on_Arg(self, node: cst.Arg) -> None:
+        self.walk(node.value)
+
+    def on_Decorator(self, node: cst.Decorator) -> None:
+        self.decorators.add(id(node.decorator))
+        self.walk(node.decorator)
 
     # -- scopes ---------------------------------------------------------------------------------
-    def _push(self, node: ScopeNode, is_class: bool = False) -> Scope:
-        parent = self._stack[-1] if self._stack else None
-        scope = Scope(node=node, parent=parent, is_class=is_class)
-        self.scopes[id(node)] = scope
-        self._stack.append(scope)
-        return scope
-
-    def _pop(self, _node: cst.CSTNode) -> None:
-        self._stack.pop()
-
-    @property
-    def _scope(self) -> Scope:
-        return self._stack[-1]
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self.module_scope = self._push(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self._scope.bind(node.name.value)
-        # Decorators, defaults and annotations are evaluated in the enclosing scope.
-        for dec in node.decorators:
-            dec.visit(self)
-        node.params.visit(self)
-        if node.returns is not None:
-            node.returns.visit(self)
-        self._push(node)
-        self._bind_params(node.params)
-        node.body.visit(self)
-        self._stack.pop()
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        node.params.visit(self)
-        self._push(node)
-        self._bind_params(node.params)
-        node.body.visit(self)
-        self._stack.pop()
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self._scope.bind(node.name.value)
-        for dec in node.decorators:
-            dec.visit(self)
-        for arg in (*node.bases, *node.keywords):
-            arg.visit(self)
-        self._push(node, is_class=True)
-        node.body.visit(self)
-        self._stack.pop()
-        return False
-
-    def _visit_comprehension(self, node: cst.CSTNode) -> bool:
-        self._push(node)  # type: ignore[arg-type]
-        for child in node.children:
-            child.visit(self)
-        self._stack.pop()
-        return False
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comprehension
-
-    def _bind_params(self, params: cst.Parameters) -> None:
+    def _bind_params(self, scope: Scope, params: cst.Parameters) -> None:
         for p in (*params.posonly_params, *params.params, *params.kwonly_params):
-            self._scope.bind(p.name.value)
+            scope.bind(p.name.value)
         for p in (params.star_arg, params.star_kwarg):
             if isinstance(p, cst.Param):
-                self._scope.bind(p.name.value)
+                scope.bind(p.name.value)
+
+    def on_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scope.bind(node.name.value)
+        for dec in node.decorators:
+            self.walk(dec)
+        self.walk(node.params)  # defaults and annotations are read in the enclosing scope
+        if node.returns is not None:
+            self.walk(node.returns)
+        scope = Scope(node=node, parent=self.scope)
+        self._bind_params(scope, node.params)
+        self.in_scope(scope, node.body)
+
+    def on_Lambda(self, node: cst.Lambda) -> None:
+        self.walk(node.params)
+        scope = Scope(node=node, parent=self.scope)
+        self._bind_params(scope, node.params)
+        self.in_scope(scope, node.body)
+
+    def on_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scope.bind(node.name.value)
+        for part in (*node.decorators, *node.bases, *node.keywords):
+            self.walk(part)
+        self.in_scope(Scope(node=node, parent=self.scope, is_class=True), node.body)
+
+    def _comprehension(self, node: cst.CSTNode) -> None:
+        outer, self.scope = self.scope, Scope(node=node, parent=self.scope, is_comprehension=True)
+        self.children(node)
+        self.scope = outer
+
+    on_ListComp = on_SetComp = on_DictComp = on_GeneratorExp = _comprehension
 
     # -- bindings -------------------------------------------------------------------------------
     def _bind_target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
-            self._scope.bind(target.value)
+            self.scope.bind(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
+            self._enter(target)
             for el in target.elements:
+                self._enter(el)
                 self._bind_target(el.value)
+                self._path.pop()
+            self._path.pop()
         elif isinstance(target, cst.StarredElement):
+            self._enter(target)
             self._bind_target(target.value)
+            self._path.pop()
+        else:
+            self.walk(target)  # `a.b = ...`, `a[i] = ...`: the base is read
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+    def on_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._bind_target(node.target)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def on_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._bind_target(node.target)
+        self.children(node, skip=("target",))
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+    def on_AugAssign(self, node: cst.AugAssign) -> None:
         self._bind_target(node.target)
+        self.walk(node.value)
 
-    def visit_For(self, node: cst.For) -> None:
+    def on_For(self, node: cst.For) -> None:
         self._bind_target(node.target)
+        self.children(node, skip=("target",))
 
-    def visit_CompFor(self, node: cst.CompFor) -> None:
+    def on_CompFor(self, node: cst.CompFor) -> None:
         self._bind_target(node.target)
+        self.children(node, skip=("target",))
 
-    def visit_AsName(self, node: cst.AsName) -> None:
-        # `with ... as x` and `except E as x`; import aliases are handled with their import.
+    def on_AsName(self, node: cst.AsName) -> None:
         self._bind_target(node.name)
 
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        scope = self._scope
-        while isinstance(scope.node, _COMPREHENSIONS) and scope.parent is not None:
+    def on_NamedExpr(self, node: cst.NamedExpr) -> None:
+        scope = self.scope
+        while scope.is_comprehension and scope.parent is not None:  # `:=` binds outside comprehensions
             scope = scope.parent
         if isinstance(node.target, cst.Name):
             scope.bind(node.target.value)
+        self.walk(node.value)
 
-    def visit_Del(self, node: cst.Del) -> None:
+    def on_Del(self, node: cst.Del) -> None:
         self._bind_target(node.target)
 
-    def visit_Global(self, node: cst.Global) -> None:
-        self._scope.globals.update(item.name.value for item in node.names)
+    def on_Global(self, node: cst.Global) -> None:
+        self.scope.globals.update(item.name.value for item in node.names)
 
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self._scope.nonlocals.update(item.name.value for item in node.names)
+    def on_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.scope.nonlocals.update(item.name.value for item in node.names)
 
+    def on_Param(self, node: cst.Param) -> None:
+        for part in (node.default, node.annotation):  # the parameter's name is not a reference
+            if part is not None:
+                self.walk(part)
+
+    # -- imports --------------------------------------------------------------------------------
     def _add_import(self, name: str, qualname: str, stmt, alias) -> None:
-        binding = ImportBinding(name, qualname, stmt, alias, module_level=self._scope is self.module_scope)
+        binding = ImportBinding(name, qualname, stmt, alias, module_level=self.scope is self.module_scope)
         self.imports.append(binding)
-        self._scope.bind(name, binding)
+        self.scope.bind(name, binding)
 
-    def visit_Import(self, node: cst.Import) -> bool:
+    def on_Import(self, node: cst.Import) -> None:
         for alias in node.names:
             full = module_dotted(alias.name)
             if alias.asname is not None:
-                name = alias.asname.name.value  # type: ignore[union-attr]
-                qual = full
+                name, qual = alias.asname.name.value, full  # type: ignore[union-attr]
             else:
-                name = full.split(".")[0]
-                qual = name
+                name = qual = full.split(".")[0]
             if full.split(".")[0] == ROOT:
                 self._add_import(name, qual, node, alias)
             else:
-                self._scope.bind(name)
-        return False
+                self.scope.bind(name)
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+    def on_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = module_dotted(node.module)
         is_paddle = not node.relative and module.split(".")[0] == ROOT
         if isinstance(node.names, cst.ImportStar):
             if is_paddle:
                 for member in self.star_members(module):
                     self._add_import(member, f"{module}.{member}", node, None)
-            return False
+            return
         for alias in node.names:
             member = module_dotted(alias.name)
             name = alias.asname.name.value if alias.asname is not None else member  # type: ignore[union-attr]
             if is_paddle:
                 self._add_import(name, f"{module}.{member}", node, alias)
             else:
-                self._scope.bind(name)
-        return False
+                self.scope.bind(name)
 
 
-class Resolver:
-    """Answers "what does this name denote here?" from the collected scopes."""
+@dataclass
+class Analysis:
+    module_scope: Scope
+    imports: List[ImportBinding]
+    references: Dict[int, Reference]  # id(chain node) -> reference through a paddle import
+    hot: Set[int]  # ids of the walked nodes on the path to one
+    decorators: Set[int]  # ids of expressions that are a whole decorator
+    parents: Dict[int, int]  # id(walked node) -> id(nearest walked ancestor)
 
-    def __init__(self, collector: ScopeCollector) -> None:
-        self.scopes = collector.scopes
-        self.module_scope = collector.module_scope
-        self.imports = collector.imports
+    def make_hot(self, node: cst.CSTNode) -> None:
+        """Have the rewriting pass enter `node` and everything around it."""
+        key = id(node)
+        while key and key not in self.hot:
+            self.hot.add(key)
+            key = self.parents.get(key, 0)
 
-    def scope_of(self, node: cst.CSTNode) -> Optional[Scope]:
-        return self.scopes.get(id(node))
+    def skips(self, node: cst.CSTNode) -> bool:
+        """True when the rewriting pass need not enter `node`: no reference below it.
+
+        Every node that can lead to a reference is linked by the walk, so a node off every hot path
+        (whitespace and punctuation included) holds none.
+        """
+        return id(node) not in self.hot
 
     def lookup(self, name: str, scope: Scope) -> Optional[List[Optional[ImportBinding]]]:
-        """The bindings `name` refers to from `scope`, or None when it is not bound (builtin)."""
+        """The bindings `name` refers to from `scope` (None marks a non-import binding), or None when
+        it is not bound at all (a builtin)."""
         if name in scope.globals:
-            scope = self.module_scope  # type: ignore[assignment]
-        innermost = scope
+            scope = self.module_scope
+        innermost: Optional[Scope] = scope
         current: Optional[Scope] = scope
         while current is not None:
-            # Class bodies are visible only to code directly inside them.
-            if not (current.is_class and current is not innermost):
+            if not (current.is_class and current is not innermost):  # class bodies do not enclose
                 if name in current.bindings and name not in current.nonlocals:
                     return current.bindings[name]
             current = current.parent
         return None
 
     def binding(self, name: str, scope: Scope) -> Optional[ImportBinding]:
-        """The paddle import `name` refers to, when every binding in its scope is that import."""
+        """The paddle import `name` refers to, when every binding in its scope is that same import."""
         bindings = self.lookup(name, scope)
         if not bindings or any(b is None for b in bindings):
             return None
@@ -258,14 +348,27 @@ class Resolver:
         return first
 
     def is_paddle_root(self, scope: Scope) -> bool:
-        """True when emitting `paddle.x` here would reach the paddle package."""
+        """True when emitting `paddle.x` here reaches the paddle package."""
         bindings = self.lookup(ROOT, scope)
         if bindings is None:
             return True  # bound by the `import paddle` the upgrade makes sure of at module level
         return all(b is not None and b.qualname == ROOT for b in bindings)
 
 
-def collect(module: cst.Module, star_members: Callable[[str], Sequence[str]]) -> Resolver:
-    collector = ScopeCollector(star_members)
-    module.visit(collector)
-    return Resolver(collector)
+def analyse(module: cst.Module, star_members: Callable[[str], Sequence[str]]) -> Analysis:
+    walker = _Walker(module, star_members)
+    walker.children(module)
+    result = Analysis(walker.module_scope, walker.imports, {}, set(), walker.decorators, walker.parents)
+    if not walker.imports:
+        return result
+    for ref in walker.references:
+        found = result.lookup(ref.dotted.partition(".")[0], ref.scope)
+        if not found:
+            continue
+        ref.bindings = [b for b in found if b is not None]
+        if not ref.bindings:
+            continue
+        ref.mixed = len(ref.bindings) != len(found)
+        result.references[id(ref.node)] = ref
+        result.make_hot(ref.node)
+    return result

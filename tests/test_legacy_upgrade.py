@@ -65,7 +65,24 @@ def test_parse_output_reads_keys_and_numbers():
         "loss": [1.0, 2.5, -0.03], "shape": [4.0]}
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+# Programs the runtime shim runs but the upgrader cannot yet turn into working 3.3.1 code. Strict:
+# when a gap closes, the test fails until its entry here is removed.
+KNOWN_GAPS = {
+    "shim_static_decay_clone": "a static exponential_decay stepped by Executor.run: the upgrader finds no "
+                               "optimizer step to put scheduler.step() after (reported, TODO left)",
+    "shim_static_embedding_persist": "paddle.static.nn.embedding appends a legacy-IR op, which 3.3.1's default "
+                                     "PIR static graph rejects (SEMANTICS.md 38)",
+}
+
+
+def _programs():
+    for program in PROGRAMS:
+        gap = KNOWN_GAPS.get(program.stem)
+        marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+        yield pytest.param(program, id=program.stem, marks=marks)
+
+
+@pytest.mark.parametrize("program", list(_programs()))
 def test_upgraded_program_matches_1_8(program: Path, tmp_path: Path) -> None:
     result = refactors.upgrade_code(program.read_text(encoding="utf-8"))
     left = [f.log_line() for f in result.findings if not f.fixed]

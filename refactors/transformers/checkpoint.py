@@ -19,13 +19,14 @@ import libcst as cst
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.scopes import Scope, dotted
+from refactors.statement_visitor import StatementVisitor
 from refactors.transformers import emit, register
 
 PARAMS, OPTIMIZER = ".pdparams", ".pdopt"
 _OPTIMIZERS = "paddle.fluid.optimizer."
 
 
-class _Assignments(cst.CSTVisitor):
+class _Assignments(StatementVisitor):
     """Values assigned to a plain name in one function (or the module), not in nested functions."""
 
     def __init__(self, target: str, root: cst.CSTNode) -> None:

@@ -55,16 +55,7 @@ def finish(ctx: Context, site: Site, node: cst.Call, target: Optional[str] = Non
 
 def original_call(ctx: Context, site: Site) -> Optional[cst.Call]:
     """The call as the user wrote it (the pass hands transformers the updated node)."""
-    found: List[cst.Call] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if node.func is site.node:
-                found.append(node)
-
-    if ctx.statements:
-        ctx.statements[-1].visit(Finder())
-    return found[0] if found else None
+    return site.call
 
 
 def positional_again(ctx: Context, site: Site, node: cst.Call, target: str) -> cst.Call:

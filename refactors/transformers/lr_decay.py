@@ -30,6 +30,7 @@ from refactors import call_args
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.scopes import Scope, dotted
+from refactors.statement_visitor import StatementVisitor
 from refactors.transformers import emit, register
 
 LR = "paddle.optimizer.lr."
@@ -194,7 +195,7 @@ def _optimizer_assignment(ctx: Context, scope: Scope, statement: cst.CSTNode,
     return None
 
 
-class _MinimizeInLoops(cst.CSTVisitor):
+class _MinimizeInLoops(StatementVisitor):
     """Statements `opt.minimize(...)` (or `x = opt.minimize(...)`) inside loops, in one scope."""
 
     def __init__(self, optimizer: str, root: cst.CSTNode) -> None:
@@ -249,7 +250,7 @@ def _optimizers_using(ctx: Context, scope: Scope, scheduler: str) -> List[str]:
     found: List[str] = []
     scope_node = scope.node
 
-    class Finder(cst.CSTVisitor):
+    class Finder(StatementVisitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return node is scope_node
 
