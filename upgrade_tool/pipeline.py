@@ -1,0 +1,253 @@
+"""Upgrade one piece of Python source text: parse checks, the Python 2 pre-pass, the refactors,
+and a final check that the result still parses.
+
+Everything here works on text and never touches the file system, so a worker process can run it
+and the property tests can call it directly.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import warnings
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+import refactors
+from refactors import findings as F
+from refactors.findings import Finding
+from upgrade_tool import python2
+
+INDENTATION = "indentation"  # finding code: tab indentation was expanded on the lines we changed
+
+# A file that never mentions paddle cannot import it, so the refactors cannot change it.
+PADDLE_MARK = "paddle"
+
+
+class FileFailure(Exception):
+    """The text cannot be upgraded; the message is one line naming the reason."""
+
+    def __init__(self, message: str, line: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    """A legacy API use site, reduced to what reports need (picklable, no libcst nodes)."""
+
+    line: int
+    col: int
+    name: str  # the table's main name, or the qualified name when the table does not know it
+    converted: bool
+    code: str  # the finding code (converted, no-equivalent, unknown-api, needs-review, ...)
+    reason: str  # the finding's message
+    refactors: Tuple[str, ...]  # the pipeline steps that act on this site
+    source: str  # the source line, stripped
+    cell: Optional[int] = None  # notebooks: the 1-based cell number `line` counts in
+
+
+@dataclass
+class TextOutcome:
+    text: str  # the upgraded text; the input itself when nothing changed
+    findings: List[Finding] = field(default_factory=list)  # `file` left empty: the caller knows it
+    sites: List[SiteInfo] = field(default_factory=list)
+    python2_fixers: Optional[Tuple[str, ...]] = None  # set when the Python 2 pre-pass was needed
+
+
+def syntax_error(text: str) -> Optional[SyntaxError]:
+    """CPython's own verdict on the text; None when it parses.
+
+    This runs before libcst on purpose: libcst's native parser can crash the process (stack
+    overflow) on pathological nesting that CPython rejects cleanly.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences etc. are not our business
+            ast.parse(text)
+        return None
+    except SyntaxError as exc:
+        return exc
+    except (RecursionError, MemoryError):
+        raise FileFailure("too deeply nested to parse safely") from None
+    except ValueError as exc:  # e.g. NUL bytes, already refused by source_io
+        raise FileFailure(str(exc)) from None
+
+
+def _describe(exc: SyntaxError) -> str:
+    where = f"line {exc.lineno}" if exc.lineno else "unknown line"
+    return f"syntax error at {where}: {exc.msg}"
+
+
+def split_tail(text: str) -> Tuple[str, str]:
+    """(code, trailing whitespace-only lines): libcst drops some of the latter, so they are set
+    aside and put back unchanged. The split is after the newline of the last non-blank line."""
+    lines = text.splitlines(keepends=True)
+    cut = len(lines)
+    while cut and not lines[cut - 1].strip(" \t\f\r\n"):
+        cut -= 1
+    if cut == len(lines) or (cut and not lines[cut - 1].endswith(("\n", "\r"))):
+        return text, ""
+    head = "".join(lines[:cut])
+    return head, text[len(head):]
+
+
+def _leading_ws(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t\f"))]
+
+
+def expand_tab_indents(text: str) -> Tuple[str, int]:
+    """Indentation with tabs expanded to 8 columns (CPython's reading of it), and the first line
+    that had a tab in its indentation (0 if none). libcst rejects some tab/space mixes CPython takes."""
+    lines = text.splitlines(keepends=True)
+    first = 0
+    out = []
+    for number, line in enumerate(lines, 1):
+        ws = _leading_ws(line)
+        if "\t" in ws:
+            first = first or number
+            line = ws.expandtabs(8) + line[len(ws):]
+        out.append(line)
+    return "".join(out), first
+
+
+def restore_unchanged_lines(original: str, normalised: str, upgraded: str) -> str:
+    """Give back the original bytes of every line the upgrade did not touch.
+
+    `normalised` is `original` with expanded indentation (same lines, one to one); lines of
+    `upgraded` that match it unchanged are swapped for the original lines.
+    """
+    orig = original.splitlines(keepends=True)
+    norm = normalised.splitlines(keepends=True)
+    new = upgraded.splitlines(keepends=True)
+    matcher = difflib.SequenceMatcher(None, norm, new)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            new[j1:j2] = orig[i1:i2]
+    return "".join(new)
+
+
+def handling_refactors(site, enabled: Sequence[str]) -> Tuple[str, ...]:
+    """The pipeline steps that act on a site, in pipeline order (for --print-match)."""
+    entry = site.entry
+    steps = ["refactor_import"]
+    if entry is not None:
+        written = site.qualname[: len(site.qualname) - len(site.suffix)] if site.suffix else site.qualname
+        if written != entry.name:
+            steps.append("norm_api_alias")
+        if entry.args_list:
+            steps.append("args_to_kwargs")
+        if entry.args_change or entry.transformer:
+            steps.append("refactor_kwargs")
+        if entry.update_to or entry.no_equivalent:
+            steps.append("api_rename")
+        if entry.with_guard:
+            steps.append("refactor_with")
+    return tuple(s for s in steps if s in enabled)
+
+
+def _site_info(site, lines: List[str], enabled: Sequence[str]) -> SiteInfo:
+    finding = site.finding
+    source = lines[site.line - 1].strip() if 0 < site.line <= len(lines) else ""
+    return SiteInfo(
+        line=site.line, col=site.col, name=site.name, converted=bool(site.converted),
+        code=finding.code if finding is not None else (F.CONVERTED if site.converted else F.NEEDS_REVIEW),
+        reason=finding.message if finding is not None else "",
+        refactors=handling_refactors(site, enabled), source=source)
+
+
+def upgrade_text(text: str, names: Optional[Sequence[str]] = None) -> TextOutcome:
+    """Upgrade Python source text. Raises FileFailure when it cannot be parsed or upgraded safely."""
+    error = syntax_error(text)
+    work = text
+    fixers: Optional[Tuple[str, ...]] = None
+    if error is not None:
+        try:
+            converted = python2.convert(text)
+        except python2.NotPython2 as not2:
+            if not2.line > (error.lineno or 0):  # Python 2 up to a later line: that is the real error
+                line = min(not2.line, len(text.splitlines()) or 1)  # an unclosed bracket ends after the file
+                raise FileFailure(f"syntax error at line {line} (read as Python 2, which the file uses "
+                                  f"from line {error.lineno})", line) from None
+            raise FileFailure(_describe(error), error.lineno or 1) from None
+        if not converted.fixers or syntax_error(converted.text) is not None:
+            raise FileFailure(_describe(error), error.lineno or 1)
+        work, fixers = converted.text, converted.fixers
+
+    if PADDLE_MARK not in work:
+        outcome = TextOutcome(text)
+        if fixers is not None:
+            outcome.python2_fixers = fixers
+            outcome.findings.append(_python2_finding(error, fixers, changed=False))
+        return outcome
+
+    body, tail = split_tail(work)
+    original_body = body
+    try:
+        module = _parse(body)
+        tab_line = 0
+    except FileFailure:
+        body, tab_line = expand_tab_indents(body)
+        if not tab_line:
+            raise
+        try:
+            module = _parse(body)
+        except FileFailure:
+            raise FileFailure(f"libcst cannot parse this file's indentation (tabs mixed with spaces from "
+                              f"line {tab_line})", tab_line) from None
+
+    enabled = tuple(names) if names else refactors.NAMES
+    try:
+        _, result = refactors.upgrade_module(module, names or None)
+    except RecursionError:
+        raise FileFailure("too deeply nested to upgrade safely") from None
+    except Exception as exc:  # a refactor bug must cost one file, never the run
+        raise FileFailure(f"internal error in the refactors: {type(exc).__name__}: {exc}") from exc
+
+    new_body = result.code
+    if tab_line:
+        new_body = restore_unchanged_lines(original_body, body, new_body)
+    new = new_body + tail
+    lines = work.splitlines()
+    outcome = TextOutcome(text, list(result.findings), [_site_info(s, lines, enabled) for s in result.sites])
+    if new == work:  # nothing upgraded: keep the original, even if the 2to3 pre-pass changed it
+        if fixers is not None:
+            outcome.python2_fixers = fixers
+            outcome.findings.insert(0, _python2_finding(error, fixers, changed=False))
+        return outcome
+    late_error = syntax_error(new)
+    if late_error is not None:
+        raise FileFailure(f"the upgrade produced code that does not parse ({_describe(late_error)}); "
+                          "left untouched, please report this", late_error.lineno or 1)
+    outcome.text = new
+    if tab_line:
+        outcome.findings.insert(0, Finding("", tab_line, 1, INDENTATION, "info",
+                                           "indentation mixing tabs and spaces: changed lines use spaces "
+                                           "(tabs expanded to 8 columns, as Python reads them)", True))
+    if fixers is not None:
+        outcome.python2_fixers = fixers
+        outcome.findings.insert(0, _python2_finding(error, fixers, changed=True))
+    return outcome
+
+
+def _parse(text: str) -> cst.Module:
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise FileFailure(f"libcst cannot parse line {exc.raw_line}: {exc.message}", exc.raw_line) from None
+    except (RecursionError, MemoryError):
+        raise FileFailure("too deeply nested to parse safely") from None
+    if module.code != text:  # never write what we could not reproduce byte for byte
+        raise FileFailure("libcst cannot reproduce this file byte for byte; left untouched")
+    return module
+
+
+def _python2_finding(error: Optional[SyntaxError], fixers: Tuple[str, ...], changed: bool) -> Finding:
+    line = (error.lineno or 1) if error is not None else 1
+    what = ", ".join(fixers)
+    if changed:
+        message = f"Python 2 syntax converted with fissix's 2to3 fixers ({what}) before upgrading"
+    else:
+        message = f"Python 2 syntax ({what}) parsed with fissix's 2to3 fixers; nothing to upgrade, left unchanged"
+    return Finding("", line, 1, F.PYTHON2, "info", message, changed)

@@ -1,0 +1,237 @@
+"""Renderers of the one list of findings: console (rich), report.log lines, JSON, and the summary.
+
+report.log has one line per finding, `file:line LEVEL message`, in input order. The JSON report
+holds the same findings (every field of `Finding`), one record per file, and the summary.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import IO, Any, Dict, List, Optional, Sequence
+
+from refactors.findings import Finding
+from upgrade_tool import __version__
+from upgrade_tool.runner import CHANGED, FAILED, SKIPPED, UNCHANGED, FileResult
+from upgrade_tool.writer import atomic_write
+
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+_RANK = {"info": 1, "warning": 2, "error": 3}
+_THRESHOLD = {"DEBUG": 0, "INFO": 1, "WARNING": 2, "ERROR": 3}
+TOP_LEFT = 10
+
+
+def shown(finding: Finding, level: str) -> bool:
+    """Whether a finding is at or above a --log-level."""
+    return _RANK.get(finding.severity, 3) >= _THRESHOLD[level.upper()]
+
+
+@dataclass
+class LeftApi:
+    name: str
+    count: int
+    code: str
+    reason: str
+
+
+@dataclass
+class Summary:
+    scanned: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    skipped: int = 0
+    written: int = 0
+    declined: int = 0  # answered "no" (or quit) at the per-file confirm
+    sites_found: int = 0
+    sites_converted: int = 0
+    python2: int = 0
+    top_left: List[LeftApi] = field(default_factory=list)
+    interrupted: bool = False
+
+    @property
+    def sites_left(self) -> int:
+        return self.sites_found - self.sites_converted
+
+    @property
+    def conversion_rate(self) -> Optional[float]:
+        return self.sites_converted / self.sites_found if self.sites_found else None
+
+    def rate_text(self) -> str:
+        rate = self.conversion_rate
+        return "n/a (no legacy API use found)" if rate is None else f"{rate:.1%}"
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "files": {"scanned": self.scanned, "changed": self.changed, "unchanged": self.unchanged,
+                      "failed": self.failed, "skipped": self.skipped, "written": self.written,
+                      "declined": self.declined, "python2": self.python2},
+            "sites": {"found": self.sites_found, "converted": self.sites_converted, "left": self.sites_left,
+                      "conversion_rate": self.conversion_rate},
+            "top_left": [{"api": t.name, "count": t.count, "code": t.code, "reason": t.reason}
+                         for t in self.top_left],
+            "interrupted": self.interrupted,
+        }
+
+
+def summarize(results: Sequence[FileResult], written: int = 0, declined: int = 0,
+              interrupted: bool = False) -> Summary:
+    s = Summary(scanned=len(results), written=written, declined=declined, interrupted=interrupted)
+    left: Dict[str, Counter] = {}
+    for r in results:
+        if r.status == CHANGED:
+            s.changed += 1
+        elif r.status == UNCHANGED:
+            s.unchanged += 1
+        elif r.status == FAILED:
+            s.failed += 1
+        elif r.status == SKIPPED:
+            s.skipped += 1
+        if r.python2_fixers:
+            s.python2 += 1
+        for site in r.sites:
+            s.sites_found += 1
+            if site.converted:
+                s.sites_converted += 1
+            else:
+                left.setdefault(site.name, Counter())[(site.code, site.reason)] += 1
+    ranked = sorted(left.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+    for name, reasons in ranked[:TOP_LEFT]:
+        (code, reason), _ = reasons.most_common(1)[0]
+        s.top_left.append(LeftApi(name, sum(reasons.values()), code, reason))
+    return s
+
+
+# -- report.log ----------------------------------------------------------------------------------
+
+class LogFile:
+    """report.log, written as results arrive (so an interrupted run still leaves its log)."""
+
+    def __init__(self, path: str, level: str) -> None:
+        self.path = path
+        self.level = level
+        folder = os.path.dirname(os.path.abspath(path))
+        os.makedirs(folder, exist_ok=True)
+        self._fh: Optional[IO[str]] = open(path, "w", encoding="utf-8")
+
+    def add(self, result: FileResult) -> None:
+        if self._fh is None:
+            return
+        for finding in result.findings:
+            if shown(finding, self.level):
+                self._fh.write(finding.log_line() + "\n")
+        if self.level == "DEBUG":
+            self._fh.write(f"{result.display}:1 DEBUG {result.status} in {result.seconds:.3f}s\n")
+            if result.detail:
+                for line in result.detail.rstrip().splitlines():
+                    self._fh.write(f"{result.display}:1 DEBUG {line}\n")
+        self._fh.flush()
+
+    def close(self, summary: Summary) -> None:
+        if self._fh is None:
+            return
+        self._fh.write(
+            f"summary: {summary.scanned} files scanned, {summary.changed} changed, {summary.unchanged} unchanged, "
+            f"{summary.failed} failed, {summary.skipped} skipped; legacy API uses {summary.sites_found} found, "
+            f"{summary.sites_converted} converted, {summary.sites_left} left; conversion rate "
+            f"{summary.rate_text()}\n")
+        self._fh.close()
+        self._fh = None
+
+
+# -- JSON ----------------------------------------------------------------------------------------
+
+def json_report(results: Sequence[FileResult], summary: Summary, argv: Sequence[str]) -> Dict[str, Any]:
+    return {
+        "tool": "paddle-upgrade",
+        "version": __version__,
+        "created": _dt.datetime.now().isoformat(timespec="seconds"),
+        "argv": list(argv),
+        "summary": summary.to_dict(),
+        "files": [{"path": r.display, "status": r.status, "reason": r.reason,
+                   "sites": len(r.sites), "converted": r.converted,
+                   "python2_fixers": list(r.python2_fixers) if r.python2_fixers else None}
+                  for r in results],
+        "findings": [f.to_dict() for r in results for f in r.findings],
+    }
+
+
+def write_json(path: str, data: Dict[str, Any]) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+# -- console -------------------------------------------------------------------------------------
+
+_STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
+
+
+def print_findings(console, findings: Sequence[Finding], level: str) -> None:
+    from rich.text import Text
+
+    for finding in findings:
+        if shown(finding, level):
+            line = Text(f"{finding.file}:{finding.line} ", style="bold")
+            line.append(finding.severity.upper(), style=_STYLE.get(finding.severity, ""))
+            line.append(" " + finding.message)
+            console.print(line, soft_wrap=True, highlight=False)
+
+
+def print_matches(console, result: FileResult) -> None:
+    """--print-match: every legacy use site, where it is, which refactors act on it, its code."""
+    from rich.text import Text
+
+    for site in result.sites:
+        where = f"{result.display}:{site.line}:{site.col}" if site.cell is None \
+            else f"{result.display}:cell{site.cell}:{site.line}:{site.col}"
+        line = Text(f"{where} ", style="bold")
+        line.append(f"[{' > '.join(site.refactors)}] ", style="cyan")
+        line.append(f"{site.name} ", style="magenta")
+        line.append(f"({site.code}) ", style="green" if site.converted else "yellow")
+        line.append(site.source)
+        console.print(line, soft_wrap=True, highlight=False)
+
+
+def summary_table(summary: Summary):
+    from rich.table import Table
+
+    table = Table(title="paddle-upgrade summary", show_header=False, title_justify="left")
+    table.add_column("what", style="bold")
+    table.add_column("count", justify="right")
+    table.add_row("files scanned", str(summary.scanned))
+    table.add_row("  changed", str(summary.changed))
+    table.add_row("  unchanged", str(summary.unchanged))
+    table.add_row("  failed", str(summary.failed), style="red" if summary.failed else None)
+    table.add_row("  skipped", str(summary.skipped))
+    if summary.written or summary.declined:
+        table.add_row("  written", str(summary.written))
+        table.add_row("  declined at confirm", str(summary.declined))
+    if summary.python2:
+        table.add_row("  with Python 2 syntax", str(summary.python2))
+    table.add_row("legacy API uses found", str(summary.sites_found))
+    table.add_row("  converted", str(summary.sites_converted))
+    table.add_row("  left", str(summary.sites_left))
+    table.add_row("conversion rate", summary.rate_text())
+    return table
+
+
+def left_table(summary: Summary):
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="top legacy APIs left", title_justify="left")
+    table.add_column("API")
+    table.add_column("uses", justify="right")
+    table.add_column("reason")
+    for left in summary.top_left:
+        reason = left.reason
+        for prefix in (left.name + ": ", left.name + " "):  # the message often starts with the name
+            if reason.startswith(prefix):
+                reason = reason[len(prefix):]
+                break
+        table.add_row(Text(left.name), str(left.count), Text(f"{left.code}: {reason}"))  # no markup
+    return table
+

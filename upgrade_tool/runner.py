@@ -1,0 +1,294 @@
+"""The per-file job and the loop that runs it, in this process or in a pool of worker processes.
+
+`process` never writes anything and never raises for a bad file: it turns every problem into a
+FileResult with a one-line reason. `run` yields results in input order whatever `--parallel` is, so
+diffs and reports are identical for any number of workers. A worker that dies (a crash in native
+code, an OOM kill) costs only the file it was on: the files that were in flight are re-run one by
+one in fresh workers, and the one that kills its worker again is reported as failed.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Deque, Iterable, Iterator, List, Optional, Tuple
+
+from refactors import findings as F
+from refactors.findings import Finding
+from upgrade_tool import diff as diffs
+from upgrade_tool import notebook, source_io
+from upgrade_tool.discovery import NOTEBOOK, Item, Job, Notice
+from upgrade_tool.pipeline import FileFailure, SiteInfo, syntax_error, upgrade_text
+from upgrade_tool.shim_mode import insert_shim_activation
+from upgrade_tool.writer import sha256
+
+CHANGED, UNCHANGED, FAILED, SKIPPED = "changed", "unchanged", "failed", "skipped"
+RERUN = "worker-rerun"  # finding code: the file was upgraded again after a worker process died
+SHIM = "shim-activation"  # finding code: --mode shim inserted the runtime shim's activation
+
+DEFAULT_MAX_MB = 5.0
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a worker needs to know (picklable)."""
+
+    names: Optional[Tuple[str, ...]] = None  # refactors to run; None = all, in pipeline order
+    mode: str = "upgrade"  # "upgrade" (the refactors) or "shim" (only insert the runtime shim's activation)
+    max_bytes: int = int(DEFAULT_MAX_MB * 1024 * 1024)
+    debug: bool = False  # keep tracebacks of internal errors in the finding
+
+
+@dataclass
+class FileResult:
+    display: str
+    status: str
+    findings: List[Finding] = field(default_factory=list)
+    sites: List[SiteInfo] = field(default_factory=list)
+    job: Optional[Job] = None
+    new_data: Optional[bytes] = None  # set when status is CHANGED
+    old_sha256: str = ""
+    diff: str = ""
+    diff_encoding: str = "utf-8"  # the patch's bytes must be the file's bytes
+    reason: str = ""  # for FAILED and SKIPPED: the one-line reason
+    seconds: float = 0.0
+    python2_fixers: Optional[Tuple[str, ...]] = None
+    detail: str = ""  # a traceback, shown at --log-level DEBUG
+
+    @property
+    def converted(self) -> int:
+        return sum(1 for s in self.sites if s.converted)
+
+
+def _failed(job: Job, reason: str, code: str = F.FAILED, status: str = FAILED,
+            severity: str = "error", line: int = 1) -> FileResult:
+    finding = Finding(job.display, line, 1, code, severity, reason, False)
+    return FileResult(job.display, status, [finding], job=job, reason=reason)
+
+
+def from_notice(notice: Notice) -> FileResult:
+    finding = Finding(notice.display, 1, 1, notice.code, notice.severity, notice.message, False)
+    return FileResult(notice.display, notice.status, [finding], reason=notice.message)
+
+
+def read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def process(job: Job, options: Options = Options()) -> FileResult:
+    """Upgrade one file in memory. Every problem becomes a FileResult; nothing is written."""
+    started = time.perf_counter()
+    try:
+        result = _process(job, options)
+    except Exception as exc:  # last line of defence: one bad file never stops the run
+        result = _failed(job, f"internal error: {type(exc).__name__}: {exc}")
+        result.detail = traceback.format_exc()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _process(job: Job, options: Options) -> FileResult:
+    try:
+        size = os.path.getsize(job.path)
+        if size > options.max_bytes:
+            mb = size / 1024 / 1024
+            limit = options.max_bytes / 1024 / 1024
+            return _failed(job, f"file is {mb:.1f} MB, above the {limit:g} MB limit; skipped "
+                                "(raise it with --max-file-size)", F.SKIPPED, SKIPPED, "warning")
+        data = read_bytes(job.path)
+    except OSError as exc:
+        return _failed(job, f"cannot read: {exc.strerror or exc}")
+    if not data.strip():
+        reason = "empty file; nothing to upgrade" if not data else "blank file; nothing to upgrade"
+        finding = Finding(job.display, 1, 1, F.SKIPPED, "info", reason, False)
+        return FileResult(job.display, UNCHANGED, [finding], job=job, old_sha256=sha256(data), reason=reason)
+    try:
+        if options.mode == "shim":
+            return _shim(job, data)
+        if job.kind == NOTEBOOK:
+            return _notebook(job, data, options)
+        return _python(job, data, options)
+    except source_io.BinaryContent as exc:
+        return _failed(job, str(exc), F.SKIPPED, SKIPPED, "warning")
+    except notebook.NotANotebook as exc:
+        return _failed(job, str(exc), F.SKIPPED, SKIPPED, "warning")
+    except (source_io.SourceError, FileFailure) as exc:
+        result = _failed(job, str(exc), line=getattr(exc, "line", 1))
+        if options.debug and exc.__cause__ is not None:
+            cause = exc.__cause__
+            result.detail = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
+        return result
+
+
+def _finish(job: Job, data: bytes, new_data: bytes, old_text: str, new_text: str, findings: List[Finding],
+            sites: List[SiteInfo], encoding: str, fixers) -> FileResult:
+    findings = [f.at(job.display) for f in findings]
+    result = FileResult(job.display, CHANGED if new_data != data else UNCHANGED, findings, sites, job=job,
+                        old_sha256=sha256(data), diff_encoding=encoding, python2_fixers=fixers)
+    if new_data != data:
+        result.new_data = new_data
+        result.diff = diffs.unified(old_text, new_text, job.display)
+    return result
+
+
+def _python(job: Job, data: bytes, options: Options) -> FileResult:
+    decoded = source_io.decode(data)
+    outcome = upgrade_text(source_io.to_parser_text(decoded), options.names)
+    new_text = source_io.from_parser_text(outcome.text, decoded)
+    if new_text == decoded.text:
+        new_data = data
+    else:
+        new_data = source_io.encode(new_text, decoded)
+    bom = "\ufeff" if decoded.bom else ""
+    return _finish(job, data, new_data, bom + decoded.text, bom + new_text, outcome.findings, outcome.sites,
+                   decoded.encoding, outcome.python2_fixers)
+
+
+def _shim(job: Job, data: bytes) -> FileResult:
+    """--mode shim: one activation line before the first paddle import; every other byte kept."""
+    if job.kind == NOTEBOOK:
+        reason = "--mode shim changes .py files only; notebooks are left as they are"
+        finding = Finding(job.display, 1, 1, F.SKIPPED, "info", reason, False)
+        return FileResult(job.display, UNCHANGED, [finding], job=job, old_sha256=sha256(data), reason=reason)
+    decoded = source_io.decode(data)
+    new_text = insert_shim_activation(decoded.text)
+    findings: List[Finding] = []
+    if new_text != decoded.text:
+        if syntax_error(decoded.text) is None and syntax_error(new_text) is not None:
+            raise FileFailure("inserting the shim activation would break the file; left untouched")
+        line = next((n for n, (a, b) in enumerate(zip(decoded.text.splitlines(), new_text.splitlines()), 1)
+                     if a != b), 1)
+        findings.append(Finding("", line, 1, SHIM, "info",
+                                "runtime shim activated before the first paddle import", True))
+    new_data = data if new_text == decoded.text else source_io.encode(new_text, decoded)
+    bom = "\ufeff" if decoded.bom else ""
+    return _finish(job, data, new_data, bom + decoded.text, bom + new_text, findings, [], decoded.encoding, None)
+
+
+def _notebook(job: Job, data: bytes, options: Options) -> FileResult:
+    outcome = notebook.upgrade(data, options.names)
+    old_text = data.decode("utf-8")  # load() already proved it decodes; a BOM stays as U+FEFF
+    new_text = outcome.data.decode("utf-8")
+    return _finish(job, data, outcome.data, old_text, new_text, outcome.findings, outcome.sites, "utf-8", None)
+
+
+# -- running many ----------------------------------------------------------------------------------
+
+def _worker_init() -> None:
+    # Ctrl-C reaches the whole process group; only the main process decides what to do with it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _context():
+    # forkserver: workers are forked from a clean server process, never from our threaded main
+    # process (rich's refresh thread), and modules are imported once, in the server.
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["upgrade_tool.runner"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_worker_init)
+
+
+def _shutdown(pool: ProcessPoolExecutor, wait: bool) -> None:
+    try:
+        pool.shutdown(wait=wait, cancel_futures=True)
+    except TypeError:  # Python 3.8: no cancel_futures; queued jobs are short anyway
+        pool.shutdown(wait=wait)
+
+
+def _isolated(job: Job, options: Options) -> FileResult:
+    """Run one job in a worker of its own; a crash there is this file's doing."""
+    pool = _pool(1)
+    try:
+        return pool.submit(process, job, options).result()
+    except BrokenProcessPool:
+        return _failed(job, "the upgrade crashed its worker process; file left untouched")
+    finally:
+        _shutdown(pool, wait=True)
+
+
+def run(items: Iterable[Item], options: Options = Options(), parallel: int = 1) -> Iterator[FileResult]:
+    """Yield one FileResult per item, in the items' order."""
+    if parallel <= 1:
+        for item in items:
+            yield from_notice(item) if isinstance(item, Notice) else process(item, options)
+        return
+    yield from _run_pool(items, options, parallel)
+
+
+_BROKEN = object()  # stands for a submit refused because the pool had already broken
+
+
+def _run_pool(items: Iterable[Item], options: Options, workers: int) -> Iterator[FileResult]:
+    source = iter(items)
+    pending: Deque[Tuple[Item, object]] = deque()
+    window = workers * 4  # enough to keep workers busy, small enough to bound memory
+    pool = _pool(workers)
+    broken = False
+    try:
+        while True:
+            while not broken and len(pending) < window:
+                item = next(source, None)
+                if item is None:
+                    break
+                if isinstance(item, Notice):
+                    pending.append((item, None))
+                    continue
+                try:
+                    pending.append((item, pool.submit(process, item, options)))
+                except BrokenProcessPool:  # a worker died since the last result was collected
+                    pending.append((item, _BROKEN))
+                    broken = True
+            if not pending:
+                return
+            item, future = pending.popleft()
+            if future is None:
+                yield from_notice(item)  # type: ignore[arg-type]
+                continue
+            result: Optional[FileResult] = None
+            if future is not _BROKEN:
+                try:
+                    result = future.result()  # type: ignore[attr-defined]
+                except BrokenProcessPool:
+                    pass
+            if result is not None:
+                yield result
+                continue
+            # A worker died. Any file in flight may be the cause: run each alone in a fresh worker.
+            redo: List[Tuple[Item, object]] = [(item, None), *pending]
+            pending.clear()
+            _shutdown(pool, wait=True)
+            for again, _ in redo:
+                if isinstance(again, Notice):
+                    yield from_notice(again)
+                    continue
+                rerun = _isolated(again, options)
+                rerun.findings.insert(0, Finding(again.display, 1, 1, RERUN, "info",
+                                                 "a worker process died while this file was in flight; "
+                                                 "it was upgraded again in a fresh process", False))
+                yield rerun
+            pool = _pool(workers)
+            broken = False
+    finally:
+        _shutdown(pool, wait=False)
+
+
+def cpu_workers(requested: Optional[int]) -> int:
+    """`--parallel 0` means one worker per CPU; None means 1 (this process)."""
+    if requested is None:
+        return 1
+    if requested == 0:
+        return os.cpu_count() or 1
+    return requested
+
