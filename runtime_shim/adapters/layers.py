@@ -1,0 +1,316 @@
+"""`fluid.layers` functions whose 2.x counterparts compute something else when called the obvious way.
+
+Each adapter takes the 1.8 signature and computes the 1.8 result in dygraph and in legacy-IR static
+mode. The SEMANTICS.md entry it implements is named on each.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+from runtime_shim import mode
+from runtime_shim.adapters import adapter, for_transformer
+from runtime_shim.resolve import CallTranslator, one_dim
+from runtime_shim.static_ops import append_op, op
+from runtime_shim.warnings import LegacyArgumentError
+
+# ------------------------------------------------------------------------------------------------
+# act= (SEMANTICS.md 17)
+
+
+def apply_act(x: Any, act: Optional[str]) -> Any:
+    """Apply a 1.8 activation given by name, as 1.8's `LayerHelper.append_activation` did."""
+    if act is None:
+        return x
+    if not isinstance(act, str):
+        raise TypeError(f"act must be an activation name, got {act!r}")
+    if mode.in_legacy_static():
+        # 1.8 appended an operator of type `act` (X -> Out); those operators still exist.
+        return append_op(act, {"X": x})
+    import paddle.nn.functional as F
+
+    fn = getattr(F, act, None)
+    if fn is None:
+        import paddle
+
+        fn = getattr(paddle, act, None)
+    if fn is None:
+        raise ValueError(f"unknown activation {act!r}")
+    return fn(x)
+
+
+@for_transformer("act_to_call")
+def act_to_call(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
+    """Any function with `act=`: the 2.x function without it, then the activation."""
+    bind = CallTranslator(entry).bind
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound, extra = bind(args, kwargs)
+        act = bound.pop("act", None)
+        return apply_act(generic(*extra, **bound), act)
+
+    _same_face(call, generic)
+    return call
+
+
+@for_transformer("full_reduce_shape1")
+def full_reduce_shape1(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
+    """Full reductions keep 1.8's shape [1] (SEMANTICS.md 8): the generic path already does that."""
+    return generic
+
+
+def _same_face(fn: Callable[..., Any], like: Callable[..., Any]) -> None:
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__", "__signature__", "__legacy_name__"):
+        if hasattr(like, attr):
+            setattr(fn, attr, getattr(like, attr))
+
+
+# ------------------------------------------------------------------------------------------------
+# elementwise_* axis (SEMANTICS.md 16)
+
+
+def align_for_axis(x: Any, y: Any, axis: int) -> Any:
+    """Reshape `y` so that numpy-style broadcasting lines it up with `x` from dimension `axis`."""
+    x_rank, y_rank = len(x.shape), len(y.shape)
+    if axis is None or axis == -1 or axis == x_rank - y_rank:
+        return y
+    if axis < 0 or axis + y_rank > x_rank:
+        raise ValueError(f"elementwise axis={axis} does not fit shapes {list(x.shape)} and {list(y.shape)}")
+    # Drop y's trailing 1s beyond x's rank first, as 1.8's kernel did (`trim_trailing_singular_dims`).
+    lead = list(range(axis))
+    trail = list(range(axis + y_rank, x_rank))
+    if lead:
+        y = op("paddle.unsqueeze")(y, lead)
+    if trail:
+        y = op("paddle.unsqueeze")(y, trail)
+    return y
+
+
+@for_transformer("elementwise_axis")
+def elementwise_axis(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
+    """`elementwise_*(x, y, axis, act)`: align `y` at `axis`, the 2.x op, then `act`."""
+    bind = CallTranslator(entry).bind
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound, _ = bind(args, kwargs)
+        axis = bound.pop("axis", -1)
+        act = bound.pop("act", None)
+        bound["y"] = align_for_axis(bound["x"], bound["y"], axis)
+        return apply_act(generic(**bound), act)
+
+    _same_face(call, generic)
+    return call
+
+
+# ------------------------------------------------------------------------------------------------
+# Shapes: batch dimension, trailing 1s
+
+
+@adapter("paddle.fluid.layers.data", "paddle.static.data(name, [-1] + shape)", semantics=(5,))
+def data(name: str, shape: Sequence[Any], append_batch_size: bool = True, dtype: Any = "float32",
+         lod_level: int = 0, type: Any = None, stop_gradient: bool = True) -> Any:
+    """1.8 `layers.data` (`layers/io.py:42`): prepends -1 unless a dimension is None or negative."""
+    import paddle
+
+    shape = list(shape)
+    for i, dim in enumerate(shape):
+        if dim is None:
+            shape[i] = -1
+            append_batch_size = False
+        elif dim < 0:
+            append_batch_size = False
+    if append_batch_size:
+        shape = [-1] + shape
+    var = paddle.static.data(name=name, shape=shape, dtype=dtype, lod_level=lod_level)
+    var.stop_gradient = stop_gradient
+    return var
+
+
+@adapter("paddle.fluid.layers.embedding", "paddle.static.nn.embedding(paddle.squeeze(ids, -1), ...)",
+         semantics=(6,))
+def embedding(input: Any, size: Sequence[int], is_sparse: bool = False, is_distributed: bool = False,
+              padding_idx: Optional[int] = None, param_attr: Any = None, dtype: Any = "float32") -> Any:
+    """1.8 `layers.embedding` (op `lookup_table`, `layers/nn.py:1867`): ids `[..., 1]` -> `[..., D]`."""
+    import paddle
+
+    ids = op("paddle.squeeze")(input, [-1])
+    if mode.in_dygraph():
+        weight = paddle.create_parameter(list(size), dtype, attr=param_attr)
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx += size[0]
+        return paddle.nn.functional.embedding(ids, weight, padding_idx=padding_idx, sparse=is_sparse)
+    return paddle.static.nn.embedding(ids, list(size), is_sparse=is_sparse, is_distributed=is_distributed,
+                                      padding_idx=padding_idx, param_attr=param_attr, dtype=dtype)
+
+
+@adapter("paddle.fluid.layers.one_hot", "paddle.nn.functional.one_hot(paddle.squeeze(x, -1), depth)",
+         semantics=(7,))
+def one_hot(input: Any, depth: int, allow_out_of_range: bool = False) -> Any:
+    """1.8 `layers.one_hot` (`layers/nn.py:7136`): `[N, 1]` ids -> `[N, depth]` float32."""
+    import paddle
+
+    if allow_out_of_range:
+        raise LegacyArgumentError("paddle.fluid.layers.one_hot: allow_out_of_range=True (all-zero rows for "
+                                  "out-of-range ids) has no Paddle 2.x equivalent")
+    ids = input
+    if len(ids.shape) >= 1 and ids.shape[-1] == 1:
+        ids = op("paddle.squeeze")(ids, [-1])
+    return paddle.nn.functional.one_hot(ids, depth)
+
+
+# ------------------------------------------------------------------------------------------------
+# Losses (SEMANTICS.md 1, 2)
+
+
+@adapter("paddle.fluid.layers.cross_entropy",
+         "paddle.nn.functional.cross_entropy(input, label, reduction='none', use_softmax=False)",
+         semantics=(1,))
+def cross_entropy(input: Any, label: Any, soft_label: bool = False, ignore_index: int = -100) -> Any:
+    """1.8 `layers.cross_entropy` (`layers/loss.py:190`): `-log(input[label])` on probabilities, `[N, 1]`."""
+    if mode.in_legacy_static():
+        # The operators 1.8 appended (`loss.py:241` hard labels, `cross_entropy` for soft ones).
+        if soft_label:
+            return append_op("cross_entropy", {"X": input, "Label": label},
+                             {"soft_label": True, "ignore_index": ignore_index}, outputs=("Y",))
+        y, _, _ = append_op("cross_entropy2", {"X": input, "Label": label}, {"ignore_index": ignore_index},
+                            outputs=("Y", "XShape", "MatchX"))
+        return y
+    import paddle.nn.functional as F
+
+    return F.cross_entropy(input, label, soft_label=soft_label, ignore_index=ignore_index,
+                           reduction="none", use_softmax=False)
+
+
+@adapter("paddle.fluid.layers.softmax_with_cross_entropy",
+         "paddle.nn.functional.cross_entropy(logits, label, reduction='none')", semantics=(2,))
+def softmax_with_cross_entropy(logits: Any, label: Any, soft_label: bool = False, ignore_index: int = -100,
+                               numeric_stable_mode: bool = True, return_softmax: bool = False,
+                               axis: int = -1) -> Any:
+    """1.8 `layers.softmax_with_cross_entropy` (`layers/loss.py:1156`): per-sample losses `[N, 1]`."""
+    import paddle.nn.functional as F
+
+    return F.softmax_with_cross_entropy(logits, label, soft_label=soft_label, ignore_index=ignore_index,
+                                        numeric_stable_mode=numeric_stable_mode,
+                                        return_softmax=return_softmax, axis=axis)
+
+
+# ------------------------------------------------------------------------------------------------
+# Dropout (SEMANTICS.md 22, 23)
+
+_MODES = {"downgrade_in_infer": "downscale_in_infer", "upscale_in_train": "upscale_in_train"}
+
+
+def dropout_mode(implementation: str) -> str:
+    """1.8's `dropout_implementation` spelled the 2.x way."""
+    try:
+        return _MODES[implementation]
+    except KeyError:
+        raise ValueError("dropout_implementation must be 'downgrade_in_infer' or 'upscale_in_train', "
+                         f"got {implementation!r}") from None
+
+
+def dygraph_train_mode() -> bool:
+    """1.8's `_dygraph_tracer()._train_mode`.
+
+    1.8 turned it off in `Layer.eval()` (`dygraph/layers.py:109`, which 3.3.1 still does) and inside
+    `fluid.dygraph.no_grad()` (`dygraph/base.py:214-222`; 3.3.1's `no_grad` clears the grad flag
+    instead), so both are read.
+    """
+    from paddle.base import core, framework
+
+    tracer = framework._dygraph_tracer()
+    return bool(getattr(tracer, "_train_mode", True)) and bool(core._has_grad())
+
+
+@adapter("paddle.fluid.layers.dropout",
+         "paddle.nn.functional.dropout(x, p, training=..., mode='downscale_in_infer')", semantics=(22, 23))
+def dropout(x: Any, dropout_prob: float, is_test: bool = False, seed: Optional[int] = None,
+            name: Optional[str] = None, dropout_implementation: str = "downgrade_in_infer") -> Any:
+    """1.8 `layers.dropout` (`layers/nn.py:2294`).
+
+    Default mode `downgrade_in_infer`: training `x * mask`, inference `x * (1 - p)`. In dygraph the
+    tracer's train mode decides and `is_test` is ignored (`nn.py:2367`), as in 1.8.
+    """
+    if mode.in_legacy_static():
+        out, _ = append_op("dropout", {"X": x}, {
+            "dropout_prob": float(dropout_prob), "is_test": bool(is_test), "fix_seed": seed is not None,
+            "seed": seed if seed is not None else 0, "dropout_implementation": dropout_implementation,
+        }, outputs=("Out", "Mask"))
+        return out
+    import paddle.nn.functional as F
+
+    return F.dropout(x, p=dropout_prob, training=dygraph_train_mode(), mode=dropout_mode(dropout_implementation))
+
+
+# ------------------------------------------------------------------------------------------------
+# matmul alpha (SEMANTICS.md 18), argsort pair (11), pooling stride (21)
+
+
+@adapter("paddle.fluid.layers.matmul", "paddle.matmul(x, y, transpose_x, transpose_y) * alpha", semantics=(18,))
+def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False, alpha: float = 1.0,
+           name: Optional[str] = None) -> Any:
+    """1.8 `layers.matmul` (`layers/nn.py:6321`): the product scaled by `alpha`."""
+    out = op("paddle.matmul")(x, y, transpose_x=transpose_x, transpose_y=transpose_y)
+    if alpha != 1.0:
+        out = op("paddle.scale")(out, scale=float(alpha))
+    return one_dim(out)
+
+
+@adapter("paddle.fluid.layers.argsort", "paddle.sort(x, axis, descending), paddle.argsort(x, axis, descending)",
+         semantics=(11,))
+def argsort(input: Any, axis: int = -1, descending: bool = False, name: Optional[str] = None) -> Any:
+    """1.8 `layers.argsort` (`layers/tensor.py:942`) returns `(sorted_values, indices)`."""
+    import paddle
+
+    return (paddle.sort(input, axis=axis, descending=descending),
+            paddle.argsort(input, axis=axis, descending=descending))
+
+
+def pool(input: Any, pool_size: Any, pool_type: str, pool_stride: Any, pool_padding: Any, global_pooling: bool,
+         ceil_mode: bool, exclusive: bool, data_format: str, dims: int) -> Any:
+    """1.8 pooling with its defaults: stride 1 unless given, `global_pooling` adaptive to 1."""
+    import paddle.nn.functional as F
+
+    if pool_type not in ("max", "avg"):
+        raise ValueError(f"pool_type must be 'max' or 'avg', got {pool_type!r}")
+    if global_pooling:
+        fn = getattr(F, f"adaptive_{pool_type}_pool{dims}d")
+        return fn(input, 1, data_format=data_format) if pool_type == "avg" else fn(input, 1)
+    if pool_type == "max":
+        fn = getattr(F, f"max_pool{dims}d")
+        return fn(input, kernel_size=pool_size, stride=pool_stride, padding=pool_padding, ceil_mode=ceil_mode,
+                  data_format=data_format)
+    fn = getattr(F, f"avg_pool{dims}d")
+    return fn(input, kernel_size=pool_size, stride=pool_stride, padding=pool_padding, ceil_mode=ceil_mode,
+              exclusive=exclusive, data_format=data_format)
+
+
+@adapter("paddle.fluid.layers.pool2d", "paddle.nn.functional.max_pool2d/avg_pool2d(x, kernel_size, stride=1)",
+         semantics=(21,))
+def pool2d(input: Any, pool_size: Any = -1, pool_type: str = "max", pool_stride: Any = 1, pool_padding: Any = 0,
+           global_pooling: bool = False, use_cudnn: bool = True, ceil_mode: bool = False,
+           name: Optional[str] = None, exclusive: bool = True, data_format: str = "NCHW") -> Any:
+    """1.8 `layers.pool2d` (`layers/nn.py:3214`): `pool_stride` defaults to 1, not the kernel size."""
+    return pool(input, pool_size, pool_type, pool_stride, pool_padding, global_pooling, ceil_mode, exclusive,
+                data_format, 2)
+
+
+@adapter("paddle.fluid.layers.pool3d", "paddle.nn.functional.max_pool3d/avg_pool3d(x, kernel_size, stride=1)",
+         semantics=(21,))
+def pool3d(input: Any, pool_size: Any = -1, pool_type: str = "max", pool_stride: Any = 1, pool_padding: Any = 0,
+           global_pooling: bool = False, use_cudnn: bool = True, ceil_mode: bool = False,
+           name: Optional[str] = None, exclusive: bool = True, data_format: str = "NCDHW") -> Any:
+    """1.8 `layers.pool3d`: like `pool2d`, stride 1 by default."""
+    return pool(input, pool_size, pool_type, pool_stride, pool_padding, global_pooling, ceil_mode, exclusive,
+                data_format, 3)
+
+
+@adapter("paddle.fluid.layers.cos_sim",
+         "paddle.unsqueeze(paddle.nn.functional.cosine_similarity(X, Y, axis=1), axis=1)")
+def cos_sim(X: Any, Y: Any) -> Any:
+    """1.8 `layers.cos_sim` (`layers/nn.py`): row-wise cosine similarity, shape `[N, 1]`; Y may be `[1, D]`."""
+    total = op("paddle.sum")
+    sqrt = op("paddle.sqrt")
+    dot = total(X * Y, axis=1, keepdim=True)
+    x_norm = sqrt(total(X * X, axis=1, keepdim=True))
+    y_norm = sqrt(total(Y * Y, axis=1, keepdim=True))
+    return dot / (x_norm * y_norm)

@@ -1,0 +1,484 @@
+"""Optimizers and learning-rate decays with their 1.8 behaviour.
+
+- Every 1.8 optimizer (any table entry whose 2.x target derives from `paddle.optimizer.Optimizer`)
+  takes `parameter_list`/`regularization`/`grad_clip` through the table's renames, and additionally
+  accepts what 2.x refuses (SEMANTICS.md 27-29): a 1.8 dygraph `LearningRateDecay`, advanced once per
+  `minimize`, and a static learning-rate variable built by `fluid.layers.*_decay`. It keeps the 1.8
+  methods `current_step_lr`, `set_dict` and `clear_gradients`.
+- The dygraph decays (`fluid.dygraph.PiecewiseDecay`, ...) are the 1.8 formulas, stepped by the
+  optimizer (`dygraph/learning_rate_scheduler.py:44-50`).
+- The static decays (`fluid.layers.exponential_decay`, ...) build the 1.8 graph: a step counter that
+  the main program increments on every run, first seen as 0 (`layers/learning_rate_scheduler.py:45`).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional, Sequence
+
+from runtime_shim import mode
+from runtime_shim.adapters import adapter, for_target_base
+from runtime_shim.resolve import CallTranslator, legacy_signature
+from runtime_shim.static_ops import op
+from runtime_shim.warnings import legacy_api_used
+
+# ------------------------------------------------------------------------------------------------
+# Dygraph decays (1.8 `fluid.dygraph.learning_rate_scheduler`)
+
+
+@adapter("paddle.fluid.dygraph.learning_rate_scheduler.LearningRateDecay",
+         "paddle.optimizer.lr.LRScheduler (implement get_lr(); call scheduler.step() after opt.step())",
+         semantics=(28,))
+class LearningRateDecay:
+    """1.8 `LearningRateDecay(begin, step, dtype)`: `decay()` returns the rate and advances the step.
+
+    1.8 code subclasses it with its own `step()`; every shim optimizer accepts such an object.
+    """
+
+    def __init__(self, begin: int = 0, step: int = 1, dtype: str = "float32") -> None:
+        self.step_num = begin
+        self.step_size = step
+        self.dtype = dtype
+
+    def __call__(self) -> Any:
+        lr = self.step()
+        if isinstance(lr, (int, float)):
+            lr = self.create_lr_var(lr)
+        self.step_num += self.step_size
+        return lr
+
+    def create_lr_var(self, lr: float) -> Any:
+        """A `[1]` tensor holding `lr`, as 1.8 returned."""
+        import paddle
+
+        return paddle.to_tensor([float(lr)], dtype=self.dtype)
+
+    def step(self) -> float:
+        raise NotImplementedError()
+
+    def state_dict(self) -> dict:
+        return {"step_num": self.step_num}
+
+    def set_dict(self, state_dict: dict) -> None:
+        self.step_num = state_dict.get("step_num", self.step_num)
+
+    set_state_dict = set_dict
+
+
+def _value(lr: Any) -> float:
+    """A Python float from a decay's value (a float or a `[1]` tensor)."""
+    if isinstance(lr, LearningRateDecay):
+        lr = lr()
+    if hasattr(lr, "numpy"):
+        return float(lr.numpy().reshape(-1)[0])
+    return float(lr)
+
+
+@adapter("paddle.fluid.dygraph.PiecewiseDecay", "paddle.optimizer.lr.PiecewiseDecay(boundaries, values, "
+         "last_epoch=begin - 1) stepped after each opt.step()", semantics=(28,))
+class PiecewiseDecay(LearningRateDecay):
+    def __init__(self, boundaries: Sequence[int], values: Sequence[float], begin: int, step: int = 1,
+                 dtype: str = "float32") -> None:
+        super().__init__(begin, step, dtype)
+        self.boundaries = list(boundaries)
+        self.values = list(values)
+
+    def step(self) -> float:
+        for i, boundary in enumerate(self.boundaries):
+            if self.step_num < boundary:
+                return float(self.values[i])
+        return float(self.values[len(self.values) - 1])
+
+
+class _RateDecay(LearningRateDecay):
+    def __init__(self, learning_rate: float, decay_steps: int, decay_rate: float, staircase: bool = False,
+                 begin: int = 0, step: int = 1, dtype: str = "float32") -> None:
+        super().__init__(begin, step, dtype)
+        self.learning_rate = learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+
+    def _div(self) -> float:
+        div = self.step_num / self.decay_steps
+        return math.floor(div) if self.staircase else div
+
+
+@adapter("paddle.fluid.dygraph.NaturalExpDecay", "paddle.optimizer.lr.NaturalExpDecay", semantics=(28,))
+class NaturalExpDecay(_RateDecay):
+    def step(self) -> float:
+        return self.learning_rate * math.exp(-1 * self.decay_rate * self._div())
+
+
+@adapter("paddle.fluid.dygraph.ExponentialDecay", "paddle.optimizer.lr.ExponentialDecay(learning_rate, "
+         "gamma=decay_rate ** (1 / decay_steps))", semantics=(28, 29))
+class ExponentialDecay(_RateDecay):
+    def step(self) -> float:
+        return self.learning_rate * self.decay_rate ** self._div()
+
+
+@adapter("paddle.fluid.dygraph.InverseTimeDecay", "paddle.optimizer.lr.InverseTimeDecay", semantics=(28,))
+class InverseTimeDecay(_RateDecay):
+    def step(self) -> float:
+        return self.learning_rate / (1 + self.decay_rate * self._div())
+
+
+@adapter("paddle.fluid.dygraph.PolynomialDecay", "paddle.optimizer.lr.PolynomialDecay", semantics=(28,))
+class PolynomialDecay(LearningRateDecay):
+    def __init__(self, learning_rate: float, decay_steps: int, end_learning_rate: float = 0.0001,
+                 power: float = 1.0, cycle: bool = False, begin: int = 0, step: int = 1,
+                 dtype: str = "float32") -> None:
+        super().__init__(begin, step, dtype)
+        self.learning_rate = learning_rate
+        self.decay_steps = decay_steps
+        self.end_learning_rate = end_learning_rate
+        self.power = power
+        self.cycle = cycle
+
+    def step(self) -> float:
+        step_num, decay_steps = self.step_num, self.decay_steps
+        if self.cycle:
+            div = 1.0 if step_num == 0 else math.ceil(step_num / float(decay_steps))
+            decay_steps = decay_steps * div
+        else:
+            step_num = min(step_num, decay_steps)
+        return ((self.learning_rate - self.end_learning_rate) * (1 - step_num / decay_steps) ** self.power
+                + self.end_learning_rate)
+
+
+@adapter("paddle.fluid.dygraph.CosineDecay", "paddle.optimizer.lr.CosineAnnealingDecay", semantics=(28,))
+class CosineDecay(LearningRateDecay):
+    def __init__(self, learning_rate: float, step_each_epoch: int, epochs: int, begin: int = 0, step: int = 1,
+                 dtype: str = "float32") -> None:
+        super().__init__(begin, step, dtype)
+        self.learning_rate = learning_rate
+        self.step_each_epoch = step_each_epoch
+        self.epochs = epochs
+
+    def step(self) -> float:
+        epoch = math.floor(self.step_num / self.step_each_epoch)
+        return self.learning_rate * 0.5 * (math.cos(epoch * math.pi / self.epochs) + 1)
+
+
+@adapter("paddle.fluid.dygraph.NoamDecay", "paddle.optimizer.lr.NoamDecay", semantics=(28,))
+class NoamDecay(LearningRateDecay):
+    def __init__(self, d_model: int, warmup_steps: int, begin: int = 1, step: int = 1, dtype: str = "float32",
+                 learning_rate: float = 1.0) -> None:
+        super().__init__(begin, step, dtype)
+        self.learning_rate = learning_rate
+        self.d_model = d_model
+        self.warmup_steps = warmup_steps
+
+    def step(self) -> float:
+        a = self.step_num ** -0.5
+        b = self.warmup_steps ** -1.5 * self.step_num
+        return self.learning_rate * self.d_model ** -0.5 * min(a, b)
+
+
+@adapter("paddle.fluid.dygraph.LinearLrWarmup", "paddle.optimizer.lr.LinearWarmup", semantics=(28,))
+class LinearLrWarmup(LearningRateDecay):
+    """1.8.5 `LinearLrWarmup`: during warm-up `(end_lr - start_lr) / warmup_steps * step_num`.
+
+    As in 1.8.5 (`dygraph/learning_rate_scheduler.py`, `step`), the warm-up value does not add
+    `start_lr`, and a wrapped decay advances on every step, warm-up included.
+    """
+
+    def __init__(self, learning_rate: Any, warmup_steps: int, start_lr: float, end_lr: float, begin: int = 1,
+                 step: int = 1, dtype: str = "float32") -> None:
+        super().__init__(begin, step, dtype)
+        if not isinstance(learning_rate, (int, float, LearningRateDecay)):
+            raise TypeError("the type of learning_rate should be [int, float or LearningRateDecay], the "
+                            f"current type is {learning_rate}")
+        if not end_lr > start_lr:
+            raise AssertionError(f"end_lr {end_lr} must be greater than start_lr {start_lr}")
+        self.learning_rate = learning_rate
+        self.warmup_steps = warmup_steps
+        self.lr_ratio_before_warmup = (float(end_lr) - float(start_lr)) / float(warmup_steps)
+
+    def step(self) -> float:
+        base_lr = _value(self.learning_rate)
+        if self.step_num < self.warmup_steps:
+            return self.lr_ratio_before_warmup * self.step_num
+        return base_lr
+
+
+class _EpochDecay(LearningRateDecay):
+    """1.8 `_LearningRateEpochDecay`: changes only when `epoch()` is called."""
+
+    def __init__(self, learning_rate: float, dtype: Optional[str] = None) -> None:
+        if not isinstance(learning_rate, (float, int)):
+            raise TypeError(f"The type of 'learning_rate' must be 'float, int', but received {type(learning_rate)}.")
+        if learning_rate < 0:
+            raise ValueError(f"Invalid learning rate: {learning_rate}")
+        super().__init__(0, 0, dtype or "float32")
+        self.base_lr = float(learning_rate)
+        self.epoch_num = -1
+        self.learning_rate = self.base_lr
+        self.epoch()
+
+    def __call__(self) -> Any:
+        return self.create_lr_var(self.learning_rate)
+
+    def step(self) -> float:
+        return self.learning_rate
+
+    def epoch(self, epoch: Optional[int] = None) -> None:
+        self.epoch_num = self.epoch_num + 1 if epoch is None else epoch
+        self.learning_rate = self.get_lr()
+
+    def get_lr(self) -> float:
+        raise NotImplementedError
+
+
+@adapter("paddle.fluid.dygraph.StepDecay", "paddle.optimizer.lr.StepDecay")
+class StepDecay(_EpochDecay):
+    def __init__(self, learning_rate: float, step_size: int, decay_rate: float = 0.1) -> None:
+        if not isinstance(step_size, int):
+            raise TypeError(f"The type of 'step_size' must be 'int', but received {type(step_size)}.")
+        if decay_rate >= 1.0:
+            raise ValueError("decay_rate should be < 1.0.")
+        self.decay_step_size = step_size
+        self.decay_rate = decay_rate
+        super().__init__(learning_rate)
+
+    def get_lr(self) -> float:
+        return self.base_lr * self.decay_rate ** (self.epoch_num // self.decay_step_size)
+
+
+@adapter("paddle.fluid.dygraph.MultiStepDecay", "paddle.optimizer.lr.MultiStepDecay")
+class MultiStepDecay(_EpochDecay):
+    def __init__(self, learning_rate: float, milestones: Sequence[int], decay_rate: float = 0.1) -> None:
+        if not isinstance(milestones, (tuple, list)):
+            raise TypeError("The type of 'milestones' in 'MultiStepDecay' must be 'tuple, list'")
+        if decay_rate >= 1.0:
+            raise ValueError("decay_rate should be < 1.0.")
+        self.milestones = list(milestones)
+        self.decay_rate = decay_rate
+        super().__init__(learning_rate)
+
+    def get_lr(self) -> float:
+        for i, milestone in enumerate(self.milestones):
+            if self.epoch_num < milestone:
+                return self.base_lr * self.decay_rate ** i
+        return self.base_lr * self.decay_rate ** len(self.milestones)
+
+
+@adapter("paddle.fluid.dygraph.LambdaDecay", "paddle.optimizer.lr.LambdaDecay")
+class LambdaDecay(_EpochDecay):
+    def __init__(self, learning_rate: float, lr_lambda: Callable[[int], float]) -> None:
+        if not callable(lr_lambda):
+            raise TypeError("The type of 'lr_lambda' in 'LambdaDecay' must be 'function'")
+        self.lr_lambda = lr_lambda
+        super().__init__(learning_rate)
+
+    def get_lr(self) -> float:
+        return self.base_lr * self.lr_lambda(self.epoch_num)
+
+
+# ------------------------------------------------------------------------------------------------
+# Static decays (1.8 `fluid.layers.learning_rate_scheduler`): graph ops over a step counter
+
+
+def _step_counter(begin: int = 0) -> Any:
+    """1.8 `_decay_step_counter`: float32 `[1]`, incremented by an op prepended to the main program."""
+    from paddle.optimizer.lr import autoincreased_step_counter
+
+    counter = autoincreased_step_counter(counter_name="@LR_DECAY_COUNTER@", begin=begin, step=1)
+    return op("paddle.cast")(counter, "float32")
+
+
+@adapter("paddle.fluid.layers.learning_rate_scheduler._decay_step_counter",
+         "a Python step count, or the scheduler's last_epoch", semantics=(29,))
+def _decay_step_counter(begin: int = 0) -> Any:
+    """1.8's private global step (`layers/learning_rate_scheduler.py:45`), which custom decays build on."""
+    return _step_counter(begin)
+
+
+def _schedule_guard() -> Any:
+    from paddle.base import framework
+
+    return framework.default_main_program()._lr_schedule_guard()
+
+
+@adapter("paddle.fluid.layers.exponential_decay", "paddle.optimizer.lr.StepDecay / ExponentialDecay "
+         "(gamma=decay_rate ** (1 / decay_steps)), stepped once per iteration", semantics=(29,))
+def exponential_decay(learning_rate: float, decay_steps: int, decay_rate: float, staircase: bool = False) -> Any:
+    """`lr * decay_rate ** (step / decay_steps)`, floored when `staircase` (1.8 `:112`)."""
+    if mode.in_dygraph():
+        return ExponentialDecay(learning_rate, decay_steps, decay_rate, staircase)
+    with _schedule_guard():
+        div = _step_counter() / float(decay_steps)
+        if staircase:
+            div = op("paddle.floor")(div)
+        return learning_rate * (decay_rate ** div)
+
+
+@adapter("paddle.fluid.layers.natural_exp_decay", "paddle.optimizer.lr.NaturalExpDecay", semantics=(29,))
+def natural_exp_decay(learning_rate: float, decay_steps: int, decay_rate: float, staircase: bool = False) -> Any:
+    """`lr * exp(-decay_rate * step / decay_steps)`, floored when `staircase`."""
+    if mode.in_dygraph():
+        return NaturalExpDecay(learning_rate, decay_steps, decay_rate, staircase)
+    with _schedule_guard():
+        div = _step_counter() / float(decay_steps)
+        if staircase:
+            div = op("paddle.floor")(div)
+        return learning_rate * op("paddle.exp")(-1 * decay_rate * div)
+
+
+@adapter("paddle.fluid.layers.inverse_time_decay", "paddle.optimizer.lr.InverseTimeDecay", semantics=(29,))
+def inverse_time_decay(learning_rate: float, decay_steps: int, decay_rate: float, staircase: bool = False) -> Any:
+    """`lr / (1 + decay_rate * step / decay_steps)`, floored when `staircase`."""
+    if mode.in_dygraph():
+        return InverseTimeDecay(learning_rate, decay_steps, decay_rate, staircase)
+    with _schedule_guard():
+        div = _step_counter() / float(decay_steps)
+        if staircase:
+            div = op("paddle.floor")(div)
+        return learning_rate / (1 + decay_rate * div)
+
+
+@adapter("paddle.fluid.layers.polynomial_decay", "paddle.optimizer.lr.PolynomialDecay", semantics=(29,))
+def polynomial_decay(learning_rate: float, decay_steps: int, end_learning_rate: float = 0.0001,
+                     power: float = 1.0, cycle: bool = False) -> Any:
+    """`(lr - end) * (1 - step / steps) ** power + end`: step capped at `decay_steps`, or, with
+    `cycle`, `steps = decay_steps * max(ceil(step / decay_steps), 1)` (1.8 `:250`)."""
+    if mode.in_dygraph():
+        return PolynomialDecay(learning_rate, decay_steps, end_learning_rate, power, cycle)
+    with _schedule_guard():
+        step = _step_counter()
+        if cycle:
+            div = op("paddle.maximum")(op("paddle.ceil")(step / float(decay_steps)), _constant(1.0))
+            steps = div * float(decay_steps)
+        else:
+            step = op("paddle.minimum")(step, _constant(float(decay_steps)))
+            steps = _constant(float(decay_steps))
+        return (learning_rate - end_learning_rate) * ((1 - step / steps) ** power) + end_learning_rate
+
+
+def _constant(value: float) -> Any:
+    return op("paddle.full")([1], float(value), "float32")
+
+
+def _below(step: Any, boundary: float) -> Any:
+    """1.0 where `step < boundary`, else 0.0 (1.8 branched with a `Switch` block instead)."""
+    return op("paddle.cast")(op("paddle.less_than")(step, _constant(boundary)), "float32")
+
+
+@adapter("paddle.fluid.layers.piecewise_decay", "paddle.optimizer.lr.PiecewiseDecay", semantics=(28, 29))
+def piecewise_decay(boundaries: Sequence[int], values: Sequence[float]) -> Any:
+    """`values[i]` while `step < boundaries[i]`, the last value after; in dygraph 1.8 returned
+    `PiecewiseDecay(boundaries, values, 0)`."""
+    if len(values) - len(boundaries) != 1:
+        raise ValueError("len(values) - len(boundaries) should be 1")
+    if mode.in_dygraph():
+        return PiecewiseDecay(boundaries, values, 0)
+    with _schedule_guard():
+        step = _step_counter()
+        # With ascending boundaries, sum_i (v_i - v_{i+1}) * [step < b_i] + v_last selects v_i.
+        lr = _constant(float(values[-1]))
+        for i, boundary in enumerate(boundaries):
+            lr = lr + (float(values[i]) - float(values[i + 1])) * _below(step, float(boundary))
+        return lr
+
+
+@adapter("paddle.fluid.layers.noam_decay", "paddle.optimizer.lr.NoamDecay", semantics=(29,))
+def noam_decay(d_model: int, warmup_steps: int, learning_rate: float = 1.0) -> Any:
+    """`lr * d_model ** -0.5 * min(step ** -0.5, warmup ** -1.5 * step)`, counting from 1."""
+    if mode.in_dygraph():
+        return NoamDecay(d_model, warmup_steps, learning_rate=learning_rate)
+    with _schedule_guard():
+        step = _step_counter(1)
+        a = step ** -0.5
+        b = (warmup_steps ** -1.5) * step
+        return learning_rate * (d_model ** -0.5) * op("paddle.minimum")(a, b)
+
+
+@adapter("paddle.fluid.layers.cosine_decay", "paddle.optimizer.lr.CosineAnnealingDecay", semantics=(29,))
+def cosine_decay(learning_rate: float, step_each_epoch: int, epochs: int) -> Any:
+    """`lr * 0.5 * (cos(floor(step / step_each_epoch) * pi / epochs) + 1)`."""
+    if mode.in_dygraph():
+        return CosineDecay(learning_rate, step_each_epoch, epochs)
+    with _schedule_guard():
+        epoch = op("paddle.floor")(_step_counter() / float(step_each_epoch))
+        return learning_rate * 0.5 * (op("paddle.cos")(epoch * (math.pi / epochs)) + 1)
+
+
+@adapter("paddle.fluid.layers.linear_lr_warmup", "paddle.optimizer.lr.LinearWarmup", semantics=(29,))
+def linear_lr_warmup(learning_rate: Any, warmup_steps: int, start_lr: float, end_lr: float) -> Any:
+    """`start_lr + (end_lr - start_lr) * step / warmup_steps` during warm-up, then `learning_rate`."""
+    if mode.in_dygraph():
+        return LinearLrWarmup(learning_rate, warmup_steps, start_lr, end_lr)
+    with _schedule_guard():
+        step = _step_counter()
+        warm = start_lr + (float(end_lr) - float(start_lr)) * (step / float(warmup_steps))
+        during = _below(step, float(warmup_steps))
+        return during * warm + (1 - during) * learning_rate
+
+
+# ------------------------------------------------------------------------------------------------
+# Every 1.8 optimizer
+
+
+@for_target_base("paddle.optimizer.Optimizer")
+def legacy_optimizer(entry: Any, target: type) -> type:
+    """A subclass of the 2.x optimizer taking the 1.8 constructor and 1.8 learning rates."""
+    from api_mapping import Param
+
+    translator = CallTranslator(entry)
+    name = entry.name
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if next(c for c in type(self).__mro__ if "__legacy_name__" in c.__dict__) is cls:
+            legacy_api_used(name, entry.update_to, entry.warning)
+        bound, extra = translator.bind(args, kwargs)
+        self._legacy_decay = None
+        self._legacy_lr_var = None
+        lr = bound.get("learning_rate")
+        if isinstance(lr, LearningRateDecay):
+            self._legacy_decay = lr
+            bound["learning_rate"] = float(lr.step())  # the rate before the first minimize
+        elif _is_static_variable(lr):
+            self._legacy_lr_var = lr
+            bound["learning_rate"] = 0.0  # placeholder: minimize() installs the variable
+        target.__init__(self, *extra, **translator.translate(bound))
+
+    def minimize(self: Any, loss: Any, startup_program: Any = None, parameter_list: Any = None,
+                 no_grad_set: Any = None) -> Any:
+        import paddle
+
+        if self._legacy_lr_var is not None and not paddle.in_dynamic_mode():
+            self._learning_rate_map[paddle.static.default_main_program()] = self._legacy_lr_var
+        if self._legacy_decay is not None and paddle.in_dynamic_mode():
+            self.set_lr(_value(self._legacy_decay()))  # 1.8: each minimize takes a value and steps
+        return target.minimize(self, loss, startup_program=startup_program, parameters=parameter_list,
+                               no_grad_set=no_grad_set)
+
+    def current_step_lr(self: Any) -> float:
+        """1.8 `Optimizer.current_step_lr()` (`optimizer.py:298`): the rate the next step uses."""
+        if self._legacy_decay is not None:
+            return float(self._legacy_decay.step())
+        return float(self.get_lr())
+
+    def set_dict(self: Any, state_dict: Any) -> None:
+        self.set_state_dict(state_dict)
+
+    def clear_gradients(self: Any) -> None:
+        self.clear_grad()
+
+    if entry.args_list is not None:
+        __init__.__signature__ = legacy_signature((Param("self"),) + tuple(entry.args_list))  # type: ignore
+    short = name.rsplit(".", 1)[-1]
+    cls = type(short, (target,), {
+        "__init__": __init__, "minimize": minimize, "current_step_lr": current_step_lr,
+        "set_dict": set_dict, "clear_gradients": clear_gradients,
+        "__module__": name.rsplit(".", 1)[0], "__legacy_name__": name,
+        "__doc__": f"Paddle 1.8 `{name}` on top of `{entry.update_to}`.",
+    })
+    return cls
+
+
+def _is_static_variable(value: Any) -> bool:
+    try:
+        from paddle.base.framework import Variable
+    except ImportError:
+        return False
+    return isinstance(value, Variable)

@@ -1,0 +1,184 @@
+"""Static-graph persistence and feeding with the 1.8 calling conventions (SEMANTICS.md 34, 39).
+
+Programs, executors and `program_guard` need no adapter: in the legacy IR the shim selects, the 2.x
+`paddle.static` objects are the 1.8 ones (`Program.clone(for_test=True)` included, entry 24).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, List, Optional, Sequence
+
+from runtime_shim.adapters import adapter
+
+
+def _is_parameter(var: Any) -> bool:
+    from paddle.base.framework import Parameter
+
+    return isinstance(var, Parameter)
+
+
+def _main(program: Any) -> Any:
+    import paddle
+
+    return program if program is not None else paddle.static.default_main_program()
+
+
+@adapter("paddle.fluid.io.is_parameter", "isinstance(var, paddle.base.framework.Parameter)", semantics=(34,))
+def is_parameter(var: Any) -> bool:
+    """1.8 `io.is_parameter` (`io.py:70`)."""
+    return _is_parameter(var)
+
+
+@adapter("paddle.fluid.io.get_program_parameter", "[v for v in program.list_vars() if is a Parameter]",
+         semantics=(34,))
+def get_program_parameter(program: Any) -> List[Any]:
+    """1.8 `io.get_program_parameter` (`io.py:123`)."""
+    return [v for v in program.list_vars() if _is_parameter(v)]
+
+
+@adapter("paddle.fluid.io.get_program_persistable_vars", "paddle.static.io.get_program_persistable_vars",
+         semantics=(34,))
+def get_program_persistable_vars(program: Any) -> List[Any]:
+    """1.8 `io.get_program_persistable_vars` (`io.py:145`)."""
+    from paddle.static.io import is_persistable
+
+    return [v for v in program.list_vars() if is_persistable(v)]
+
+
+@adapter("paddle.fluid.io.save_params", "paddle.static.save_vars(exe, dirname, program, "
+         "predicate=is_parameter)", semantics=(34,))
+def save_params(executor: Any, dirname: str, main_program: Any = None, filename: Optional[str] = None) -> Any:
+    """1.8 `io.save_params` (`io.py:362`): every parameter of the program, one file each."""
+    import paddle
+
+    return paddle.static.save_vars(executor, dirname, main_program=_main(main_program), predicate=_is_parameter,
+                                   filename=filename)
+
+
+@adapter("paddle.fluid.io.load_params", "paddle.static.load_vars(exe, dirname, program, "
+         "predicate=is_parameter)", semantics=(34,))
+def load_params(executor: Any, dirname: str, main_program: Any = None, filename: Optional[str] = None) -> Any:
+    """1.8 `io.load_params` (`io.py:823`)."""
+    import paddle
+
+    return paddle.static.load_vars(executor, dirname, main_program=_main(main_program), predicate=_is_parameter,
+                                   filename=filename)
+
+
+_MODEL = "__model__"
+
+
+def _prefix(dirname: str, model_filename: Optional[str]) -> str:
+    return os.path.join(dirname, model_filename or _MODEL)
+
+
+@adapter("paddle.fluid.io.save_inference_model",
+         "paddle.static.save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=...)",
+         semantics=(34,))
+def save_inference_model(dirname: str, feeded_var_names: Sequence[str], target_vars: Any, executor: Any,
+                         main_program: Any = None, model_filename: Optional[str] = None,
+                         params_filename: Optional[str] = None, export_for_deployment: bool = True,
+                         program_only: bool = False) -> List[str]:
+    """1.8 `io.save_inference_model` (`io.py:1068`): feed *names* and a directory.
+
+    The model is written with the 2.x format inside `dirname` (`__model__.pdmodel`/`.pdiparams`, or
+    `<model_filename>.*`); `fluid.io.load_inference_model` under the shim reads it back. Returns the
+    fetch variable names, as 1.8 did.
+    """
+    import paddle
+
+    program = _main(main_program)
+    if isinstance(feeded_var_names, str):
+        feeded_var_names = [feeded_var_names]
+    targets = target_vars if isinstance(target_vars, (list, tuple)) else [target_vars]
+    block = program.global_block()
+    feed_vars = [block.var(name) for name in feeded_var_names]
+    os.makedirs(dirname, exist_ok=True)
+    paddle.static.save_inference_model(_prefix(dirname, model_filename), feed_vars, list(targets), executor,
+                                       program=program)
+    return [t.name for t in targets]
+
+
+@adapter("paddle.fluid.io.load_inference_model",
+         "paddle.static.load_inference_model(path_prefix, executor)", semantics=(34,))
+def load_inference_model(dirname: str, executor: Any, model_filename: Optional[str] = None,
+                         params_filename: Optional[str] = None, pserver_endpoints: Any = None) -> List[Any]:
+    """1.8 `io.load_inference_model` (`io.py:1275`): `[program, feed_target_names, fetch_targets]`."""
+    import paddle
+
+    program, feed_names, fetch_targets = paddle.static.load_inference_model(_prefix(dirname, model_filename),
+                                                                            executor)
+    return [program, feed_names, fetch_targets]
+
+
+@adapter("paddle.fluid.DataFeeder", "paddle.base.DataFeeder (not public in 2.x; feed NumPy dicts)",
+         semantics=(39,))
+def DataFeeder(feed_list: Any, place: Any, program: Any = None) -> Any:
+    """1.8 `fluid.DataFeeder(feed_list, place, program)` (`data_feeder.py:212`), still in `paddle.base`."""
+    from paddle.base.data_feeder import DataFeeder as BaseDataFeeder
+
+    return BaseDataFeeder(feed_list, place, program)
+
+
+def _io_data_loader() -> type:
+    import paddle.io
+
+    return paddle.io.DataLoader
+
+
+def _base_loader() -> type:
+    from paddle.base.reader import DataLoader as BaseDataLoader
+
+    return BaseDataLoader
+
+
+@adapter("paddle.fluid.io.DataLoader", "paddle.io.DataLoader(dataset, ..., return_list=False); "
+         "DataLoader.from_generator is paddle.base.reader.DataLoader.from_generator (not public in 2.x)")
+class DataLoader(_io_data_loader()):
+    """1.8 `fluid.io.DataLoader`: the 2.x loader with 1.8's `return_list=False` default, plus the
+    static-graph constructors `from_generator`/`from_dataset` 1.8 programs build their input with
+    (still in Paddle 3 as `paddle.base.reader.DataLoader`)."""
+
+    def __init__(self, dataset: Any, feed_list: Any = None, places: Any = None, return_list: bool = False,
+                 batch_sampler: Any = None, batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
+                 collate_fn: Any = None, num_workers: int = 0, use_buffer_reader: bool = True,
+                 use_shared_memory: bool = True, timeout: int = 0, worker_init_fn: Any = None) -> None:
+        super().__init__(dataset, feed_list=feed_list, places=places, return_list=return_list,
+                         batch_sampler=batch_sampler, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
+                         collate_fn=collate_fn, num_workers=num_workers, use_buffer_reader=use_buffer_reader,
+                         use_shared_memory=use_shared_memory, timeout=timeout, worker_init_fn=worker_init_fn)
+
+    from_generator = staticmethod(lambda *args, **kwargs: _base_loader().from_generator(*args, **kwargs))
+    from_dataset = staticmethod(lambda *args, **kwargs: _base_loader().from_dataset(*args, **kwargs))
+
+
+def _compiled_program() -> type:
+    import paddle.static
+
+    return paddle.static.CompiledProgram
+
+
+@adapter("paddle.fluid.CompiledProgram", "paddle.static.CompiledProgram(program, build_strategy) "
+         "(with_data_parallel is gone: the program runs on one device)")
+class CompiledProgram(_compiled_program()):
+    """1.8 `fluid.CompiledProgram` with `with_data_parallel`, which Paddle 3 removed.
+
+    `with_data_parallel` returns the program for one device: the multi-device split of 1.8 (one
+    slice of the batch per place, fetched values concatenated per place) is not reproduced.
+    """
+
+    def __init__(self, program_or_graph: Any, build_strategy: Any = None) -> None:
+        super().__init__(program_or_graph, build_strategy=build_strategy)
+
+    def with_data_parallel(self, loss_name: Optional[str] = None, build_strategy: Any = None,
+                           exec_strategy: Any = None, share_vars_from: Any = None, places: Any = None) -> Any:
+        import warnings
+
+        from runtime_shim.warnings import LegacyApiWarning
+
+        if places is not None and len(places) > 1:
+            warnings.warn("CompiledProgram.with_data_parallel: Paddle 3 has no multi-device executor; the "
+                          f"program runs on one device instead of {len(places)}", LegacyApiWarning, stacklevel=2)
+        if build_strategy is not None:
+            self._build_strategy = build_strategy
+        return self
