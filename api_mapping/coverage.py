@@ -117,13 +117,30 @@ class CorpusReport:
     covered_names: int
     covered_sites: int
     uncovered: Counter
+    not_in_1_8_5: Counter  # uncovered names that 1.8.5 never exported (typos, later builds, private paths)
 
     @property
     def share(self) -> float:
         return self.covered_sites / self.sites if self.sites else 1.0
 
-    def uncovered_with(self, min_sites: int) -> List[Tuple[str, int]]:
-        return sorted(((n, c) for n, c in self.uncovered.items() if c >= min_sites), key=lambda nc: (-nc[1], nc[0]))
+    def uncovered_with(self, min_sites: int, apis_only: bool = False) -> List[Tuple[str, int]]:
+        names = self.uncovered
+        if apis_only:
+            names = Counter({n: c for n, c in names.items() if n not in self.not_in_1_8_5})
+        return sorted(((n, c) for n, c in names.items() if c >= min_sites), key=lambda nc: (-nc[1], nc[0]))
+
+
+def exported_by_1_8_5(name: str) -> bool:
+    """True when `name`, or a prefix of it that is not a module (`Class.method`), is a 1.8.5 API."""
+    from api_mapping.signatures import load_index
+
+    index = load_index("1.8.5")
+    parts = name.split(".")
+    for end in range(len(parts), 1, -1):
+        found = index.get(".".join(parts[:end]))
+        if found is not None:
+            return found.kind != "module" or end == len(parts)
+    return False
 
 
 def check_usage(table: Table, usage: Mapping) -> CorpusReport:
@@ -136,8 +153,10 @@ def check_usage(table: Table, usage: Mapping) -> CorpusReport:
             covered_sites += sites
         else:
             uncovered[name] = sites
+    foreign = Counter({n: c for n, c in uncovered.items() if not exported_by_1_8_5(n)})
     return CorpusReport(files=int(usage.get("files", 0)), names=len(counts), sites=sum(counts.values()),
-                        covered_names=covered_names, covered_sites=covered_sites, uncovered=uncovered)
+                        covered_names=covered_names, covered_sites=covered_sites, uncovered=uncovered,
+                        not_in_1_8_5=foreign)
 
 
 # -- output ---------------------------------------------------------------------------------------------------
@@ -170,17 +189,18 @@ def csv_lines(report: CsvReport, path: Path) -> List[str]:
 
 
 def corpus_lines(report: CorpusReport, path: Path) -> List[str]:
-    repeated = report.uncovered_with(2)
+    repeated = report.uncovered_with(2, apis_only=True)
     lines = [f"Corpus use sites ({_rel(path)}: {report.files} files, {report.sites} use sites, "
              f"{report.names} distinct paddle.fluid names)",
              f"  distinct names covered: {report.covered_names} / {report.names}",
              f"  use sites covered: {report.covered_sites} / {report.sites} = {100 * report.share:.2f}% "
              f"(target >= {100 * SITE_SHARE_TARGET:.0f}%)",
-             f"  uncovered names with >= 2 use sites: {len(repeated)} (target: none)"]
+             f"  uncovered 1.8.5 APIs with >= 2 use sites: {len(repeated)} (target: none)"]
     lines += [f"    {count:5d}  {name}" for name, count in repeated]
     top = report.uncovered_with(1)[:TOP]
-    lines.append(f"  top {TOP} uncovered names (of {len(report.uncovered)}):")
-    lines += [f"    {count:5d}  {name}" for name, count in top]
+    lines.append(f"  top {TOP} uncovered names (of {len(report.uncovered)}; "
+                 f"* = not exported by 1.8.5, so no 1.8 table entry can hold it):")
+    lines += [f"    {count:5d}  {name}{' *' if name in report.not_in_1_8_5 else ''}" for name, count in top]
     return lines
 
 
@@ -198,7 +218,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         corpus = check_usage(table, json.load(fh))
     out = table_summary(table) + [""] + csv_lines(rows, args.csv) + [""] + corpus_lines(corpus, args.usage)
     print("\n".join(out))
-    missed = bool(rows.missing or rows.invalid or corpus.share < SITE_SHARE_TARGET or corpus.uncovered_with(2))
+    missed = bool(rows.missing or rows.invalid or corpus.share < SITE_SHARE_TARGET
+                  or corpus.uncovered_with(2, apis_only=True))
     return 1 if args.check and missed else 0
 
 
