@@ -6,7 +6,7 @@ made of a use site. All API knowledge comes from `api_mapping`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -50,9 +50,15 @@ def star_members(module: str) -> Sequence[str]:
 
 @dataclass
 class Result:
-    code: str
+    module: cst.Module
     findings: List[Finding]
     sites: List[engine.Site]
+    unchanged: bool  # the input module was returned as it was (no paddle import)
+    original_code: Optional[str] = None  # the input module's code as libcst reproduces it, when generated
+
+    @cached_property
+    def code(self) -> str:
+        return self.module.code
 
     @property
     def legacy_sites(self) -> int:
@@ -75,7 +81,8 @@ def select(names: Optional[Sequence[str]] = None):
 
 def upgrade_module(module: cst.Module, names: Optional[Sequence[str]] = None) -> Tuple[cst.Module, Result]:
     outcome = engine.run(module, table(), select(names), star_members)
-    return outcome.module, Result(outcome.module.code, outcome.findings, outcome.sites)
+    return outcome.module, Result(outcome.module, outcome.findings, outcome.sites, outcome.module is module,
+                                  outcome.original_code)
 
 
 def upgrade_code(source: str, names: Optional[Sequence[str]] = None) -> Result:

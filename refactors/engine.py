@@ -82,6 +82,7 @@ class Context:
     class_edits: Dict[int, List[Callable[[cst.ClassDef], cst.ClassDef]]] = field(default_factory=dict)
     imports: Set[str] = field(default_factory=set)  # standard-library modules the emitted code uses
     new_names: Set[str] = field(default_factory=set)  # names introduced by rewrites (see `fresh_name`)
+    original_code: Optional[str] = None  # the input module's code, generated once for the positions
 
     def finish(self, site: Site) -> None:
         """Record the site's outcome once: converted, or left with its reason."""
@@ -211,7 +212,8 @@ class Upgrader(cst.CSTTransformer):
         super().__init__()
         self.ctx = ctx
         self.steps = steps
-        self._positions = positions(ctx.module, [ref.node for ref in ctx.resolver.references.values()])
+        self._positions, ctx.original_code = positions(ctx.module,
+                                                       [ref.node for ref in ctx.resolver.references.values()])
         self._callees: Set[int] = set()
         self._sites: Dict[int, Site] = {}
         self._hooks = {kind: [getattr(s, kind) for s in steps if hasattr(s, kind)]
@@ -389,6 +391,7 @@ class Outcome:
     module: cst.Module
     findings: List[Finding]
     sites: List[Site]
+    original_code: Optional[str] = None  # None when the module was returned untouched
 
 
 def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members) -> Outcome:
@@ -399,4 +402,4 @@ def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_memb
     ctx = Context(table=table, module=module, resolver=resolver,
                   enabled=tuple(getattr(s, "NAME") for s in steps))
     new = module.visit(Upgrader(ctx, steps))
-    return Outcome(new, ctx.findings, ctx.sites)
+    return Outcome(new, ctx.findings, ctx.sites, ctx.original_code)

@@ -26,11 +26,10 @@ class _MarkingState(CodegenState):
             self.marks[key] = len(self.tokens)
 
 
-def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[int, Tuple[int, int]]:
-    """{id(node): (line, column)} for each node of `module` in `nodes`; line 1-based, column 1-based."""
+def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Tuple[Dict[int, Tuple[int, int]], str]:
+    """{id(node): (line, column)} for each node of `module` in `nodes` (line and column 1-based), and
+    the module's code, generated on the way (callers use it to check the round trip)."""
     wanted = {id(n) for n in nodes}
-    if not wanted:
-        return {}
     state = _MarkingState(default_indent=module.default_indent, default_newline=module.default_newline,
                           wanted=wanted)
     module._codegen(state)
@@ -44,4 +43,4 @@ def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[int, Tup
         line += code.count("\n", counted, offset)
         counted = offset
         result[key] = (line, offset - code.rfind("\n", 0, offset))
-    return result
+    return result, code

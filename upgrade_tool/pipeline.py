@@ -185,27 +185,20 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None) -> TextOutcom
     body, tail = split_tail(work)
     original_body = body
     try:
-        module = _parse(body)
+        result = _upgrade_body(body, names)
         tab_line = 0
-    except FileFailure:
+    except _LibcstMismatch:
         body, tab_line = expand_tab_indents(body)
         if not tab_line:
             raise
         try:
-            module = _parse(body)
-        except FileFailure:
+            result = _upgrade_body(body, names)
+        except _LibcstMismatch:
             raise FileFailure(f"libcst cannot parse this file's indentation (tabs mixed with spaces from "
                               f"line {tab_line})", tab_line) from None
 
     enabled = tuple(names) if names else refactors.NAMES
-    try:
-        _, result = refactors.upgrade_module(module, names or None)
-    except RecursionError:
-        raise FileFailure("too deeply nested to upgrade safely") from None
-    except Exception as exc:  # a refactor bug must cost one file, never the run
-        raise FileFailure(f"internal error in the refactors: {type(exc).__name__}: {exc}") from exc
-
-    new_body = result.code
+    new_body = body if result.unchanged else result.code
     if tab_line:
         new_body = restore_unchanged_lines(original_body, body, new_body)
     new = new_body + tail
@@ -231,16 +224,28 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None) -> TextOutcom
     return outcome
 
 
-def _parse(text: str) -> cst.Module:
+class _LibcstMismatch(FileFailure):
+    """libcst cannot parse the text, or cannot give it back byte for byte (e.g. some tab/space mixes)."""
+
+
+def _upgrade_body(text: str, names: Optional[Sequence[str]]) -> "refactors.Result":
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        raise FileFailure(f"libcst cannot parse line {exc.raw_line}: {exc.message}", exc.raw_line) from None
+        raise _LibcstMismatch(f"libcst cannot parse line {exc.raw_line}: {exc.message}", exc.raw_line) from None
     except (RecursionError, MemoryError):
         raise FileFailure("too deeply nested to parse safely") from None
-    if module.code != text:  # never write what we could not reproduce byte for byte
-        raise FileFailure("libcst cannot reproduce this file byte for byte; left untouched")
-    return module
+    try:
+        _, result = refactors.upgrade_module(module, names or None)
+    except RecursionError:
+        raise FileFailure("too deeply nested to upgrade safely") from None
+    except Exception as exc:  # a refactor bug must cost one file, never the run
+        raise FileFailure(f"internal error in the refactors: {type(exc).__name__}: {exc}") from exc
+    # Never write what libcst could not reproduce byte for byte. The check reuses the code the engine
+    # generated to locate use sites; a module returned untouched is not written at all.
+    if result.original_code is not None and result.original_code != text:
+        raise _LibcstMismatch("libcst cannot reproduce this file byte for byte; left untouched")
+    return result
 
 
 def _python2_finding(error: Optional[SyntaxError], fixers: Tuple[str, ...], changed: bool) -> Finding:
