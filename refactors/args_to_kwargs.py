@@ -5,7 +5,8 @@ A positional argument stays positional only while it provably lands on the same 
 transformer that needs to see it by name. Everything after the first mismatch becomes a keyword.
 `*args`/`**kwargs` in a call hide which parameter a value binds to, so such a call is left and
 reported rather than guessed. When the 1.8 signature itself has `*args` and the call fills it, all
-positional arguments stay positional (a keyword cannot precede them).
+positional arguments stay positional (a keyword cannot precede them). A keyword the 1.8 signature does
+not have is a bug in the input (1.8 raised TypeError): the call is left and reported, not carried over.
 """
 from __future__ import annotations
 
@@ -60,6 +61,12 @@ def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpressi
             break
         params.append(p.name)
     varargs = any(p.star == "*" and p.name for p in entry.args_list)
+    if not any(p.star == "**" for p in entry.args_list):
+        known = {p.name for p in entry.args_list if not p.star}
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value not in known:
+                raise NeedsReview(f"`{arg.keyword.value}=` is not a parameter of {entry.name} in 1.8, "
+                                  "so this call fails there too; fix it by hand")
     args = list(node.args)
     positional = [i for i, a in enumerate(args) if a.keyword is None]
     if len(positional) > len(params):
