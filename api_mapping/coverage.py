@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from api_mapping.loader import load_table
-from api_mapping.schema import ApiEntry, Table
+from api_mapping.schema import Table
 
 HERE = Path(__file__).parent
 DEFAULT_CSV = HERE / "reference" / "paddle_1.8_to_2.0_api_mapping.csv"

@@ -96,7 +96,6 @@ def _reduce(op_type: str, bool_out: bool = False) -> Emitter:
 
 def _arg(op_type: str) -> Emitter:
     def emit(a: Mapping[str, Any]) -> Any:
-        import paddle
         from paddle.base.framework import convert_np_dtype_to_dtype_
 
         axis = a.get("axis")

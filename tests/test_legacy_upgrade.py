@@ -7,51 +7,17 @@ NumPy reading of the documented 1.8 semantics, at 1e-5 relative tolerance.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
 
-import numpy as np
 import pytest
 
 import refactors
+from legacy_programs import LEGACY, PROGRAMS, assert_matches_1_8, parse_output
 
 pytestmark = pytest.mark.paddle
-
-LEGACY = Path(__file__).resolve().parent.parent / "fixtures" / "legacy"
-PROGRAMS = sorted(p for p in LEGACY.glob("*.py"))
-LINE = re.compile(r"^([A-Za-z_][\w.]*): ?(.*)$")
-RTOL = 1e-5
-ATOL = 1e-7  # for values that are exactly zero in 1.8 (relu, dropout masks)
-
-
-def parse_output(text: str) -> Dict[str, List[float]]:
-    """The `key: v1 v2 ...` lines of a program's output (other lines, e.g. warnings, are ignored)."""
-    values: Dict[str, List[float]] = {}
-    for line in text.splitlines():
-        match = LINE.match(line.strip())
-        if match is None:
-            continue
-        try:
-            numbers = [float(v) for v in match.group(2).split()]
-        except ValueError:
-            continue
-        assert match.group(1) not in values, f"key {match.group(1)!r} printed twice"
-        values[match.group(1)] = numbers
-    return values
-
-
-def load_expected(name: str) -> Dict[str, List[float]]:
-    path = LEGACY / "expected" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"legacy_expected_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.expected()
 
 
 def test_there_are_enough_programs():
@@ -95,8 +61,4 @@ def test_upgraded_program_matches_1_8(program: Path, tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(upgraded)], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=600)
     assert run.returncode == 0, f"{program.name} failed on paddle:\n{run.stderr[-4000:]}\n--- code ---\n{result.code}"
-    actual = parse_output(run.stdout)
-    expected = load_expected(program.stem)
-    assert sorted(actual) == sorted(expected), f"printed keys differ:\n{run.stdout}"
-    for key, values in expected.items():
-        np.testing.assert_allclose(actual[key], values, rtol=RTOL, atol=ATOL, err_msg=f"{program.stem}: {key}")
+    assert_matches_1_8(program.stem, run.stdout)

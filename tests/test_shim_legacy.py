@@ -6,50 +6,18 @@ semantics in `fixtures/legacy/expected/<program>.py`, at 1e-5 relative tolerance
 """
 from __future__ import annotations
 
-import importlib.util
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
 
-import numpy as np
 import pytest
+
+from legacy_programs import LEGACY, ROOT, assert_matches_1_8
 
 pytestmark = pytest.mark.paddle
 
-ROOT = Path(__file__).resolve().parent.parent
-LEGACY = ROOT / "fixtures" / "legacy"
 PROGRAMS = sorted(p.stem for p in LEGACY.glob("*.py"))
-LINE = re.compile(r"^([A-Za-z_][\w.]*): ?(.*)$")
-RTOL = 1e-5
-ATOL = 1e-7  # values that are exactly zero in 1.8 (relu outputs, dropped units)
-
-
-def parse_output(text: str) -> Dict[str, List[float]]:
-    """The program's `key: numbers` lines; anything else (Paddle's log lines) is ignored."""
-    values: Dict[str, List[float]] = {}
-    for line in text.splitlines():
-        match = LINE.match(line.strip())
-        if match is None:
-            continue
-        try:
-            numbers = [float(v) for v in match.group(2).split()]
-        except ValueError:
-            continue
-        assert match.group(1) not in values, f"key {match.group(1)!r} printed twice"
-        values[match.group(1)] = numbers
-    return values
-
-
-def expected_values(name: str) -> Dict[str, List[float]]:
-    path = LEGACY / "expected" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"shim_expected_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.expected()
 
 
 def run_under_shim(script: Path, tmp_path: Path) -> subprocess.CompletedProcess:
@@ -70,10 +38,5 @@ def test_there_are_enough_programs() -> None:
 def test_legacy_program_runs_unmodified_under_shim(name: str, tmp_path: Path) -> None:
     result = run_under_shim(LEGACY / f"{name}.py", tmp_path)
     assert result.returncode == 0, f"{name} failed under the shim:\n{result.stderr[-4000:]}"
-    got = parse_output(result.stdout)
-    want = expected_values(name)
-    assert set(got) == set(want), f"printed keys {sorted(got)} != expected {sorted(want)}"
-    for key, values in want.items():
-        np.testing.assert_allclose(np.array(got[key], dtype=np.float64), np.array(values, dtype=np.float64),
-                                   rtol=RTOL, atol=ATOL, err_msg=f"{name}: {key}")
+    assert_matches_1_8(name, result.stdout)
     assert "LegacyApiWarning" in result.stderr, "the shim should have named the legacy APIs it served"

@@ -5,7 +5,7 @@ Not a transformer itself (nothing here is registered).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import libcst as cst
 
