@@ -302,7 +302,8 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
         log = None if no_log_file else report.LogFile(log_filepath, session.log_level)
     except OSError as exc:
         raise click.BadParameter(f"cannot write {log_filepath}: {exc.strerror}", param_hint="'--log-filepath'")
-    results: List[runner.FileResult] = []
+    tally = report.Tally()
+    json_out = report.JsonReport(report_json, sys.argv[1:]) if report_json else None
     interrupted: Optional[Interrupted] = None
     show_bar = session.err.is_terminal and jobs > 1 and not (session.write and session.confirm)
     guard = SignalGuard()
@@ -314,12 +315,12 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
                     task = bar.add_task("upgrade", total=len(items), current="")
                     for result in stream:
                         _handle(session, result, run, guard)
-                        _keep(results, result, log)
+                        _keep(tally, json_out, result, log)
                         bar.update(task, advance=1, current=result.display)
             else:
                 for result in stream:
                     _handle(session, result, run, guard)
-                    _keep(results, result, log)
+                    _keep(tally, json_out, result, log)
             guard.check()
         except Interrupted as exc:
             interrupted = exc
@@ -327,11 +328,11 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
             stream.close()  # stops the worker pool now, not whenever the generator is collected
             if run is not None:
                 run.close(complete=interrupted is None)
-    summary = report.summarize(results, session.written, session.declined, interrupted is not None)
+    summary = tally.finish(session.written, session.declined, interrupted is not None)
     if log is not None:
         log.close(summary)
-    if report_json:
-        report.write_json(report_json, report.json_report(results, summary, sys.argv[1:]))
+    if json_out is not None:
+        json_out.close(summary)
     _epilogue(session, summary, run, interrupted, len(items), time.monotonic() - started, log)
     if interrupted is not None:
         return interrupted.exit_code
@@ -340,12 +341,14 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
     return EXIT_OK
 
 
-def _keep(results: List[runner.FileResult], result: runner.FileResult, log) -> None:
+def _keep(tally: report.Tally, json_out: Optional[report.JsonReport], result: runner.FileResult, log) -> None:
+    """Fold a finished file into the log, the JSON report and the summary; nothing of it is kept, so
+    memory does not grow with the size of the tree."""
     if log is not None:
         log.add(result)
-    result.new_data = None  # written or shown already; 10,000 files need not stay in memory
-    result.diff = ""
-    results.append(result)
+    if json_out is not None:
+        json_out.add(result)
+    tally.add(result)
 
 
 def _epilogue(session: Session, summary: report.Summary, run: Optional[backup.BackupRun],

@@ -5,9 +5,12 @@ holds the same findings (every field of `Finding`), one record per file, and the
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
+import shutil
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Any, Dict, List, Optional, Sequence
@@ -15,7 +18,6 @@ from typing import IO, Any, Dict, List, Optional, Sequence
 from refactors.findings import Finding
 from upgrade_tool import __version__
 from upgrade_tool.runner import CHANGED, FAILED, SKIPPED, UNCHANGED, FileResult
-from upgrade_tool.writer import atomic_write
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _RANK = {"info": 1, "warning": 2, "error": 3}
@@ -76,11 +78,16 @@ class Summary:
         }
 
 
-def summarize(results: Sequence[FileResult], written: int = 0, declined: int = 0,
-              interrupted: bool = False) -> Summary:
-    s = Summary(scanned=len(results), written=written, declined=declined, interrupted=interrupted)
-    left: Dict[str, Counter] = {}
-    for r in results:
+class Tally:
+    """The summary, accumulated file by file: a run keeps counters, not every file's sites."""
+
+    def __init__(self) -> None:
+        self.summary = Summary()
+        self._left: Dict[str, Counter] = {}
+
+    def add(self, r: FileResult) -> None:
+        s = self.summary
+        s.scanned += 1
         if r.status == CHANGED:
             s.changed += 1
         elif r.status == UNCHANGED:
@@ -96,12 +103,17 @@ def summarize(results: Sequence[FileResult], written: int = 0, declined: int = 0
             if site.converted:
                 s.sites_converted += 1
             else:
-                left.setdefault(site.name, Counter())[(site.code, site.reason)] += 1
-    ranked = sorted(left.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
-    for name, reasons in ranked[:TOP_LEFT]:
-        (code, reason), _ = reasons.most_common(1)[0]
-        s.top_left.append(LeftApi(name, sum(reasons.values()), code, reason))
-    return s
+                self._left.setdefault(site.name, Counter())[(site.code, site.reason)] += 1
+
+    def finish(self, written: int = 0, declined: int = 0, interrupted: bool = False) -> Summary:
+        s = self.summary
+        s.written, s.declined, s.interrupted = written, declined, interrupted
+        ranked = sorted(self._left.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+        s.top_left = []
+        for name, reasons in ranked[:TOP_LEFT]:
+            (code, reason), _ = reasons.most_common(1)[0]
+            s.top_left.append(LeftApi(name, sum(reasons.values()), code, reason))
+        return s
 
 
 # -- report.log ----------------------------------------------------------------------------------
@@ -143,25 +155,45 @@ class LogFile:
 
 # -- JSON ----------------------------------------------------------------------------------------
 
-def json_report(results: Sequence[FileResult], summary: Summary, argv: Sequence[str]) -> Dict[str, Any]:
-    return {
-        "tool": "paddle-upgrade",
-        "version": __version__,
-        "created": _dt.datetime.now().isoformat(timespec="seconds"),
-        "argv": list(argv),
-        "summary": summary.to_dict(),
-        "files": [{"path": r.display, "status": r.status, "reason": r.reason,
-                   "sites": len(r.sites), "converted": r.converted,
-                   "python2_fixers": list(r.python2_fixers) if r.python2_fixers else None}
-                  for r in results],
-        "findings": [f.to_dict() for r in results for f in r.findings],
-    }
+class JsonReport:
+    """The JSON report, streamed: findings are spooled to disk as files finish, so memory stays flat
+    on large trees; `close` writes the document next to its destination and moves it into place."""
 
+    def __init__(self, path: str, argv: Sequence[str]) -> None:
+        self.path = os.path.abspath(path)
+        self.argv = list(argv)
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self._files: List[Dict[str, Any]] = []  # one small record per file
+        self._spool = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._findings = 0
 
-def write_json(path: str, data: Dict[str, Any]) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    def add(self, r: FileResult) -> None:
+        self._files.append({"path": r.display, "status": r.status, "reason": r.reason, "sites": len(r.sites),
+                            "converted": r.converted,
+                            "python2_fixers": list(r.python2_fixers) if r.python2_fixers else None})
+        for finding in r.findings:
+            self._spool.write(("," if self._findings else "") + json.dumps(finding.to_dict(), ensure_ascii=False))
+            self._findings += 1
+
+    def close(self, summary: Summary) -> None:
+        head = {"tool": "paddle-upgrade", "version": __version__,
+                "created": _dt.datetime.now().isoformat(timespec="seconds"), "argv": self.argv,
+                "summary": summary.to_dict(), "files": self._files}
+        text = json.dumps(head, indent=2, ensure_ascii=False)
+        self._spool.seek(0)
+        fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".json.tmp", dir=os.path.dirname(self.path))
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text[:-2] + ',\n  "findings": [')  # reopen the object: findings follow
+                shutil.copyfileobj(self._spool, out)
+                out.write("]\n}\n")
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        finally:
+            self._spool.close()
 
 
 # -- console -------------------------------------------------------------------------------------
