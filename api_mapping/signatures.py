@@ -190,7 +190,9 @@ class SignatureIndex:
         if target in self.modules:
             return ApiSignature(name=target, kind="module")
         cls, attr = target.rsplit(".", 1)
-        owner = self.apis[cls]
+        owner = self.apis.get(cls)
+        if owner is None:  # re-exported from a module the index does not hold (compiled, or a stub)
+            return ApiSignature(name=target, kind="unknown")
         if attr in owner.methods:
             return ApiSignature(name=target, kind="method", params=owner.methods[attr])
         return ApiSignature(name=target, kind="attribute")

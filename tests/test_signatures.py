@@ -297,3 +297,10 @@ def test_obtain_wheel_uses_the_wheel_dir_then_pip(tmp_path, monkeypatch):
     ]
     assert build.obtain_wheel(build.WHEELS["2.0.2"], tmp_path) == got  # found, pip not run again
     assert len(calls) == 1
+
+
+def test_a_name_re_exported_from_an_unindexed_module_is_unknown_not_an_error():
+    from api_mapping.signatures import load_index
+
+    sig = load_index("3.3.1").get("paddle.framework.core.op_proto_and_checker_maker")
+    assert sig is not None and sig.kind == "unknown"
