@@ -110,6 +110,12 @@ class Context:
                 binding.left += 1
 
     # -- helpers for hooks ----------------------------------------------------------------------
+    def entry_for(self, qualname: str) -> Optional[ApiEntry]:
+        """The table entry `qualname` denotes; through an alias only when norm_api_alias runs."""
+        if "norm_api_alias" in self.enabled:
+            return self.table.lookup(qualname)
+        return self.table.entries.get(qualname)
+
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
@@ -211,7 +217,6 @@ class Upgrader(cst.CSTTransformer):
     def __init__(self, ctx: Context, steps: Sequence[ModuleType]) -> None:
         super().__init__()
         self.ctx = ctx
-        self.steps = steps
         self._positions, ctx.original_code = positions(ctx.module,
                                                        [ref.node for ref in ctx.resolver.references.values()])
         self._callees: Set[int] = set()
@@ -267,11 +272,9 @@ class Upgrader(cst.CSTTransformer):
     def _one_api(self, bindings: List[ImportBinding], rest: str):
         """When a name is bound by several paddle imports (`try: from a import X` / `except ImportError:
         from b import X`) that all denote the same table entry, the first binding, and the others."""
-        table = self.ctx.table
         mains = set()
         for b in bindings:
-            dotted_name = b.qualname + ("." + rest if rest else "")
-            entry = table.lookup(dotted_name) if "norm_api_alias" in self.ctx.enabled else table.entries.get(dotted_name)
+            entry = self.ctx.entry_for(b.qualname + ("." + rest if rest else ""))
             mains.add(entry.name if entry is not None else None)
         if len(mains) != 1 or None in mains:
             return None, []
@@ -291,12 +294,9 @@ class Upgrader(cst.CSTTransformer):
 
     def _match_entry(self, site: Site) -> None:
         """The longest prefix of the chain that the table knows (norm_api_alias resolves aliases)."""
-        table = self.ctx.table
-        normalise = "norm_api_alias" in self.ctx.enabled
         parts = site.qualname.split(".")
         for end in range(len(parts), 1, -1):
-            prefix = ".".join(parts[:end])
-            entry = table.lookup(prefix) if normalise else table.entries.get(prefix)
+            entry = self.ctx.entry_for(".".join(parts[:end]))
             if entry is not None:
                 site.entry = entry
                 site.suffix = "".join("." + p for p in parts[end:])

@@ -347,6 +347,14 @@ class Analysis:
             return None
         return first
 
+    def qualname(self, chain: str, scope: Scope) -> Optional[str]:
+        """`a.b.c` fully qualified through the paddle import that binds `a` in `scope`, or None."""
+        head, _, rest = chain.partition(".")
+        binding = self.binding(head, scope)
+        if binding is None:
+            return None
+        return binding.qualname + ("." + rest if rest else "")
+
     def is_paddle_root(self, scope: Scope) -> bool:
         """True when emitting `paddle.x` here reaches the paddle package."""
         bindings = self.lookup(ROOT, scope)

@@ -91,10 +91,9 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression) -> Opt
     chain = dotted(node.func)
     if chain is None:
         return None
-    head, _, rest = chain.partition(".")
-    binding = ctx.resolver.binding(head, scope)
-    if binding is not None:
-        entry = ctx.table.lookup(binding.qualname + ("." + rest if rest else ""))
+    qualname = ctx.resolver.qualname(chain, scope)
+    if qualname is not None:
+        entry = ctx.table.lookup(qualname)
         if entry is None:
             return None
         if entry.name.startswith(_OPTIMIZERS):
@@ -102,7 +101,7 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression) -> Opt
         if entry.kind == "class" and (entry.update_to or "").startswith("paddle.nn."):
             return PARAMS
         return None
-    local = emit.module_class(ctx, chain) if not rest else None
+    local = emit.module_class(ctx, chain) if "." not in chain else None
     if local is not None and emit.is_layer_class(ctx, local, ctx.resolver.module_scope):
         return PARAMS
     return None

@@ -202,14 +202,13 @@ def is_layer_class(ctx: Context, cls: cst.ClassDef, scope: Optional[Scope], dept
         chain = dotted(base.value)
         if chain is None or scope is None:
             continue
-        head, _, rest = chain.partition(".")
-        binding = ctx.resolver.binding(head, scope)
-        if binding is not None:
-            entry = ctx.table.lookup(binding.qualname + ("." + rest if rest else ""))
+        qualname = ctx.resolver.qualname(chain, scope)
+        if qualname is not None:
+            entry = ctx.table.lookup(qualname)
             if entry is not None and entry.name == LAYER_BASE:
                 return True
-        elif not rest and depth < 8:
-            local = module_class(ctx, head)
+        elif "." not in chain and depth < 8:
+            local = module_class(ctx, chain)
             if local is not None and local is not cls and is_layer_class(ctx, local, ctx.resolver.module_scope,
                                                                            depth + 1):
                 return True

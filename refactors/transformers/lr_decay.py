@@ -182,9 +182,8 @@ def _optimizer_assignment(ctx: Context, scope: Scope, statement: cst.CSTNode,
     chain = dotted(assign.value.func)
     if chain is None:
         return None
-    head, _, rest = chain.partition(".")
-    binding = ctx.resolver.binding(head, scope)
-    entry = ctx.table.lookup(binding.qualname + ("." + rest if rest else "")) if binding else None
+    qualname = ctx.resolver.qualname(chain, scope)
+    entry = ctx.table.lookup(qualname) if qualname is not None else None
     if entry is None or not entry.name.startswith(_OPTIMIZERS):
         return None
     first = entry.args_list[0].name if entry.args_list else "learning_rate"
