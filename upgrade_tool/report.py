@@ -5,8 +5,8 @@ holds the same findings (every field of `Finding`), one record per file, and the
 """
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
+import io
 import json
 import os
 import shutil
@@ -18,6 +18,7 @@ from typing import IO, Any, Dict, List, Optional, Sequence
 from refactors.findings import Finding
 from upgrade_tool import __version__
 from upgrade_tool.runner import CHANGED, FAILED, SKIPPED, UNCHANGED, FileResult
+from upgrade_tool.writer import atomic_file
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _RANK = {"info": 1, "warning": 2, "error": 3}
@@ -181,17 +182,13 @@ class JsonReport:
                 "summary": summary.to_dict(), "files": self._files}
         text = json.dumps(head, indent=2, ensure_ascii=False)
         self._spool.seek(0)
-        fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".json.tmp", dir=os.path.dirname(self.path))
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
+            with atomic_file(self.path) as raw:
+                out = io.TextIOWrapper(raw, encoding="utf-8")
                 out.write(text[:-2] + ',\n  "findings": [')  # reopen the object: findings follow
                 shutil.copyfileobj(self._spool, out)
                 out.write("]\n}\n")
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+                out.detach()  # flushes; atomic_file fsyncs and closes the file itself
         finally:
             self._spool.close()
 

@@ -10,7 +10,7 @@ import hashlib
 import os
 import stat
 import tempfile
-from typing import Optional, Tuple
+from typing import BinaryIO, Iterator, Optional, Tuple
 
 TEMP_SUFFIX = ".paddle-upgrade.tmp"
 
@@ -23,8 +23,10 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def atomic_write(path: str, data: bytes, mode: Optional[int] = None) -> None:
-    """Replace `path` with `data` atomically; `mode` defaults to the existing file's, else 0o644."""
+@contextlib.contextmanager
+def atomic_file(path: str, mode: Optional[int] = None) -> Iterator[BinaryIO]:
+    """A binary file that replaces `path` atomically when the block ends without an error (and is
+    removed when it does not); `mode` defaults to the existing file's, else 0o644."""
     folder = os.path.dirname(os.path.abspath(path)) or "."
     if mode is None:
         try:
@@ -34,7 +36,7 @@ def atomic_write(path: str, data: bytes, mode: Optional[int] = None) -> None:
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=TEMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
@@ -43,6 +45,12 @@ def atomic_write(path: str, data: bytes, mode: Optional[int] = None) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def atomic_write(path: str, data: bytes, mode: Optional[int] = None) -> None:
+    """Replace `path` with `data` atomically (see `atomic_file`)."""
+    with atomic_file(path, mode) as fh:
+        fh.write(data)
 
 
 def check_writable(path: str, expected_sha256: str) -> Tuple[int, bytes]:
