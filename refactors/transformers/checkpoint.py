@@ -23,7 +23,6 @@ from refactors.statement_visitor import StatementVisitor
 from refactors.transformers import emit, register
 
 PARAMS, OPTIMIZER = ".pdparams", ".pdopt"
-_OPTIMIZERS = "paddle.fluid.optimizer."
 
 
 class _Assignments(StatementVisitor):
@@ -96,7 +95,7 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression) -> Opt
         entry = ctx.table.lookup(qualname)
         if entry is None:
             return None
-        if entry.name.startswith(_OPTIMIZERS):
+        if entry.name.startswith(emit.OPTIMIZERS):
             return OPTIMIZER
         if entry.kind == "class" and (entry.update_to or "").startswith("paddle.nn."):
             return PARAMS

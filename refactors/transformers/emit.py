@@ -15,6 +15,7 @@ from refactors.scopes import Scope, dotted
 from refactors.target_signatures import target_params
 
 LAYER_BASE = "paddle.fluid.dygraph.Layer"  # main name of the table entry for 1.8's dygraph Layer
+OPTIMIZERS = "paddle.fluid.optimizer."  # the 1.8 namespace of the optimizer classes
 ACT_PREFIX = "paddle.fluid.layers."  # a 1.8 `act='relu'` runs the op `relu`, i.e. `fluid.layers.relu`
 
 _UNSET = object()

@@ -34,7 +34,6 @@ from refactors.statement_visitor import StatementVisitor
 from refactors.transformers import emit, register
 
 LR = "paddle.optimizer.lr."
-_OPTIMIZERS = "paddle.fluid.optimizer."
 _KEEP = ("learning_rate", "name")
 
 
@@ -184,7 +183,7 @@ def _optimizer_assignment(ctx: Context, scope: Scope, statement: cst.CSTNode,
         return None
     qualname = ctx.resolver.qualname(chain, scope)
     entry = ctx.table.lookup(qualname) if qualname is not None else None
-    if entry is None or not entry.name.startswith(_OPTIMIZERS):
+    if entry is None or not entry.name.startswith(emit.OPTIMIZERS):
         return None
     first = entry.args_list[0].name if entry.args_list else "learning_rate"
     for i, arg in enumerate(assign.value.args):
