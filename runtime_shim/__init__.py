@@ -18,12 +18,14 @@ import sys
 from typing import Iterator, Optional
 
 from runtime_shim.warnings import (
-    LegacyApiError, LegacyApiWarning, LegacyArgumentError, NoEquivalentError, UnservedApiError,
+    LegacyApiError, LegacyApiWarning, LegacyArgumentError, NoEquivalentError, OpLibraryABIError,
+    UnservedApiError,
 )
 
 __all__ = [
     "install", "uninstall", "installed", "is_installed",
-    "LegacyApiWarning", "LegacyApiError", "LegacyArgumentError", "NoEquivalentError", "UnservedApiError",
+    "LegacyApiWarning", "LegacyApiError", "LegacyArgumentError", "NoEquivalentError", "OpLibraryABIError",
+    "UnservedApiError",
 ]
 
 _finder = None

@@ -50,6 +50,14 @@ class LegacyArgumentError(TypeError):
     """A 1.8 argument whose value changes the result cannot be expressed with the 2.x API."""
 
 
+class OpLibraryABIError(RuntimeError):
+    """`fluid.load_op_library` was given a library of Paddle 1.x C++ operators, which Paddle 3 cannot load.
+
+    `filename` names the library. Its operators have to be ported to the custom-operator API and built
+    with `paddle.utils.cpp_extension`.
+    """
+
+
 _lock = threading.Lock()
 _warned: Set[str] = set()
 _policy_override: Optional[str] = None

@@ -10,7 +10,7 @@ Two registries:
 
 One module per area: `layers` (functional layers), `dygraph_nn` (layer classes), `optimizers`
 (optimizers and learning-rate decays), `checkpoint` (save/load), `static` (executor, programs,
-persistence), `execution` (guards and modes).
+persistence), `execution` (guards and modes), `custom_ops` (`load_op_library`), `initializers`.
 """
 from __future__ import annotations
 

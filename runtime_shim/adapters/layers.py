@@ -314,3 +314,80 @@ def cos_sim(X: Any, Y: Any) -> Any:
     x_norm = sqrt(total(X * X, axis=1, keepdim=True))
     y_norm = sqrt(total(Y * Y, axis=1, keepdim=True))
     return dot / (x_norm * y_norm)
+
+
+# ------------------------------------------------------------------------------------------------
+# pad2d paddings order, smooth_l1 weights and sigma, prior_box max_sizes
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate"}
+
+
+@adapter("paddle.fluid.layers.pad2d",
+         "paddle.nn.functional.pad(x, [left, right, top, bottom], mode ('edge' is 'replicate'), value)")
+def pad2d(input: Any, paddings: Any = [0, 0, 0, 0], mode: str = "constant", pad_value: float = 0.0,  # noqa: B006
+          data_format: str = "NCHW", name: Optional[str] = None) -> Any:
+    """1.8 `layers.pad2d` (`layers/nn.py:10253`): `paddings` is (top, bottom, left, right), or a Tensor.
+
+    2.x `F.pad` on a 4-D input reads (left, right, top, bottom), and calls 'edge' 'replicate'.
+    """
+    import paddle
+
+    from runtime_shim.mode import in_dygraph  # the parameter `mode` hides the module here
+
+    if mode not in _PAD_MODES:
+        raise ValueError("mode should be one of constant, reflect, edge.")  # 1.8 asserts it (nn.py:10342)
+    if isinstance(paddings, (paddle.Tensor, paddle.base.framework.Variable)):
+        if in_dygraph():
+            paddings = paddings.numpy().tolist()  # as 1.8 did in dygraph (nn.py:10326)
+        else:
+            paddings = [paddings[2:4], paddings[0:2]]
+            return paddle.nn.functional.pad(input, paddle.concat(paddings), mode=_PAD_MODES[mode],
+                                            value=pad_value, data_format=data_format)
+    top, bottom, left, right = paddings
+    return paddle.nn.functional.pad(input, [left, right, top, bottom], mode=_PAD_MODES[mode], value=pad_value,
+                                    data_format=data_format)
+
+
+@adapter("paddle.fluid.layers.smooth_l1",
+         "sigma**2 * F.smooth_l1_loss(x * iw, y * iw, reduction='none', delta=1 / sigma**2) * ow, summed per row")
+def smooth_l1(x: Any, y: Any, inside_weight: Any = None, outside_weight: Any = None,
+              sigma: Optional[float] = None) -> Any:
+    """1.8 `layers.smooth_l1` (`layers/nn.py:7062`, op `smooth_l1_loss`), shape `[N, 1]`.
+
+    d = inside_weight * (x - y); 0.5 * sigma**2 * d**2 where |d| < 1 / sigma**2, else |d| - 0.5 / sigma**2;
+    times outside_weight; summed over every axis but the first. `sigma=None` is 1.0 (`nn.py:7132`).
+    """
+    import paddle
+
+    sigma2 = float(1.0 if sigma is None else sigma) ** 2
+    diff = x - y
+    if inside_weight is not None:
+        diff = diff * inside_weight
+    magnitude = op("paddle.abs")(diff)
+    quadratic = op("paddle.square")(diff) * (0.5 * sigma2)
+    linear = magnitude - 0.5 / sigma2
+    loss = paddle.where(magnitude < 1.0 / sigma2, quadratic, linear)
+    if outside_weight is not None:
+        loss = loss * outside_weight
+    rows = op("paddle.reshape")(loss, [0, -1])
+    return op("paddle.sum")(rows, axis=1, keepdim=True)
+
+
+@adapter("paddle.fluid.layers.prior_box", "paddle.vision.ops.prior_box(..., max_sizes only when max_sizes[0] > 0)")
+def prior_box(input: Any, image: Any, min_sizes: Any, max_sizes: Any = None, aspect_ratios: Any = [1.0],  # noqa: B006
+              variance: Any = [0.1, 0.1, 0.2, 0.2], flip: bool = False, clip: bool = False,  # noqa: B006
+              steps: Any = [0.0, 0.0], offset: float = 0.5, name: Optional[str] = None,  # noqa: B006
+              min_max_aspect_ratios_order: bool = False) -> Any:
+    """1.8 `layers.prior_box` (`layers/detection.py:1670`): `(boxes, variances)` of op `prior_box`.
+
+    1.8 passes `max_sizes` to the op only when `max_sizes[0] > 0` (`detection.py:1809`); 3.3.1's
+    `paddle.vision.ops.prior_box` passes it in dynamic mode, where the op rejects max <= min. `name` and
+    `min_max_aspect_ratios_order` swap places in 2.x, so every argument goes by keyword.
+    """
+    import paddle
+
+    if not (max_sizes is not None and len(max_sizes) > 0 and max_sizes[0] > 0):
+        max_sizes = None
+    return paddle.vision.ops.prior_box(input, image, min_sizes, max_sizes=max_sizes, aspect_ratios=aspect_ratios,
+                                       variance=variance, flip=flip, clip=clip, steps=steps, offset=offset,
+                                       min_max_aspect_ratios_order=min_max_aspect_ratios_order, name=name)
