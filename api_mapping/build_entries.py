@@ -10,7 +10,7 @@ its defining module, and any module whose `__all__` re-exports it, under the sam
 main name, e.g. `paddle.fluid.layers.nn.reshape` for `paddle.fluid.layers.reshape`).
 
 The check reports, per entry: a 1.8 parameter list that differs from 1.8.5; a target missing from
-Paddle 2.0.2 or 3.3.1; and a keyword the upgrader would emit (a kept or renamed 1.8 parameter, or an
+Paddle 2.0.2 or 3.3.1 (from 3.3.1 only, for an entry whose `since` says the target came later); and a keyword the upgrader would emit (a kept or renamed 1.8 parameter, or an
 added one) that the target does not accept in one of them. Exit status 1 when anything is reported.
 Entries the 1.8.5 index does not list (private helpers) keep their hand-written fields.
 """
@@ -23,12 +23,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from api_mapping.schema import BASELINE, version_tuple
 from api_mapping.signatures import SignatureIndex, load_index
 
 LEGACY = "1.8.5"
 TARGETS = ("2.0.2", "3.3.1")
 # Canonical field order of an entry, as the loader documents them.
-FIELD_ORDER = ("kind", "alias", "args_list", "update_to", "no_equivalent", "args_change", "transformer",
+FIELD_ORDER = ("kind", "alias", "args_list", "update_to", "since", "no_equivalent", "args_change", "transformer",
                "with_guard", "guard_exit", "static_graph", "warning", "args_warning", "notes", "semantics")
 _KINDS = {"function", "class", "constant"}
 
@@ -121,7 +122,10 @@ def problems(name: str, raw: dict, legacy: SignatureIndex, targets: Dict[str, Si
     target = raw.get("update_to")
     if target is None:
         return found
+    since = version_tuple(raw.get("since") or BASELINE)
     for version, index in targets.items():
+        if version_tuple(version) < since:
+            continue  # the entry says the target came later than this release
         if not index.exists(target):
             found.append(f"{target} does not exist in {version}")
             continue

@@ -5,8 +5,8 @@
 Two measures, both read from committed files (no network, no Paddle import):
 
 - the public 1.8 -> 2.0 correspondence (`reference/paddle_1.8_to_2.0_api_mapping.csv`, 362 rows):
-  each row is mapped to a 2.x target that exists in both the 2.0.2 and 3.3.1 signature indexes,
-  marked "no 2.x equivalent" with a reason, or missing;
+  each row is mapped to a 2.x target that exists in both the 2.0.2 and 3.3.1 signature indexes (in
+  3.3.1 only when its entry's `since` names a later release), marked "no 2.x equivalent" with a reason, or missing;
 - the use sites of a real 1.8 corpus (`usage/models-release-1.8.json`, written by
   `python -m api_mapping.usage`): which share of them the table knows.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from api_mapping.loader import load_table
-from api_mapping.schema import Table
+from api_mapping.schema import BASELINE, Table, version_tuple
 
 HERE = Path(__file__).parent
 DEFAULT_CSV = HERE / "reference" / "paddle_1.8_to_2.0_api_mapping.csv"
@@ -55,8 +55,11 @@ class TargetChecker:
 
         self.indexes = {v: load_index(v) for v in versions}
 
-    def missing_in(self, dotted: str) -> List[str]:
-        return [v for v, index in self.indexes.items() if not self._known(index, dotted)]
+    def missing_in(self, dotted: str, since: Optional[str] = None) -> List[str]:
+        """The versions lacking `dotted`, among those from `since` (the entry's first release) on."""
+        first = version_tuple(since or BASELINE)
+        return [v for v, index in self.indexes.items()
+                if version_tuple(v) >= first and not self._known(index, dotted)]
 
     @staticmethod
     def _known(index, dotted: str) -> bool:
@@ -95,7 +98,7 @@ def check_rows(table: Table, rows: Iterable[Tuple[int, str]], checker: TargetChe
             else:
                 report.invalid.append((index, name, "no_equivalent without a reason"))
         elif entry.update_to is not None:
-            absent = checker.missing_in(entry.update_to)
+            absent = checker.missing_in(entry.update_to, entry.since)
             if absent:
                 report.invalid.append((index, name, f"{entry.update_to} missing in {', '.join(absent)}"))
             else:

@@ -9,12 +9,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Collection, Dict, Iterable, List, Optional, Tuple
 
-from api_mapping.schema import ARG_OPS, ApiEntry, ArgChange, NoEquivalent, Param, Table, TableError
+from api_mapping.schema import (ARG_OPS, BASELINE, ApiEntry, ArgChange, NoEquivalent, Param, Table, TableError,
+                                version_tuple)
 
 DATA_DIR = Path(__file__).with_name("data")
 
 _ENTRY_FIELDS = {
-    "kind", "alias", "args_list", "update_to", "no_equivalent", "args_change", "transformer",
+    "kind", "alias", "args_list", "update_to", "since", "no_equivalent", "args_change", "transformer",
     "with_guard", "guard_exit", "static_graph", "warning", "args_warning", "notes", "semantics",
 }
 _CHANGE_FIELDS = {"op", "arg", "to", "value", "alters_result", "reason"}
@@ -56,6 +57,24 @@ def _change(where: str, raw: Any, params: Optional[Tuple[Param, ...]]) -> ArgCha
     return change
 
 
+def _since(where: str, since: Any, update_to: Optional[str], transformer: Optional[str],
+           no_eq: Optional[NoEquivalent]) -> Optional[str]:
+    """`since` names a release after 2.0 ("2.2"), and only on an entry that emits a 2.x name."""
+    if since is None:
+        return None
+    if not isinstance(since, str):
+        raise _fail(where, f"since must be a version string such as '2.2', got {since!r}")
+    try:
+        version = version_tuple(since)
+    except ValueError:
+        raise _fail(where, f"since must be a version string such as '2.2', got {since!r}") from None
+    if since.count(".") != 1 or version <= version_tuple(BASELINE):
+        raise _fail(where, f"since must be a release after {BASELINE} written major.minor, got {since!r}")
+    if no_eq is not None or (update_to is None and transformer is None):
+        raise _fail(where, "since applies only to an entry with update_to or a transformer")
+    return since
+
+
 def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collection[str]]) -> ApiEntry:
     where = name
     unknown = set(raw) - _ENTRY_FIELDS
@@ -83,6 +102,7 @@ def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collecti
         raise _fail(where, "needs update_to, no_equivalent, a transformer or a with_guard")
     if transformer is not None and known_transformers is not None and transformer not in known_transformers:
         raise _fail(where, f"transformer {transformer!r} is not registered")
+    since = _since(where, raw.get("since"), update_to, transformer, no_eq)
     with_guard = raw.get("with_guard")
     if with_guard is not None and with_guard not in _WITH_GUARDS:
         raise _fail(where, f"with_guard must be one of {sorted(_WITH_GUARDS)}")
@@ -98,6 +118,7 @@ def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collecti
         alias=tuple(raw.get("alias", ())),
         args_list=params,
         update_to=update_to,
+        since=since,
         no_equivalent=no_eq,
         args_change=changes,
         transformer=transformer,

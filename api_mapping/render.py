@@ -42,6 +42,8 @@ def new_api(entry: ApiEntry) -> str:
     parts = []
     if entry.update_to:
         parts.append(_code(entry.update_to))
+    if entry.since:
+        parts.append(f"needs Paddle >= {entry.since}")
     if entry.with_guard == "unwrap":
         exit_call = f", `{entry.guard_exit}()` after the block" if entry.guard_exit else ""
         parts.append(f"`with` block unwrapped{exit_call}")
@@ -99,7 +101,8 @@ def render(table: Table) -> str:
         "",
         f"{len(entries)} entries ({len(table.by_alias)} aliases): {auto} converted automatically, "
         f"{sum(1 for e in entries if e.transformer)} through a semantic transformer, "
-        f"{sum(1 for e in entries if e.no_equivalent)} without a 2.x equivalent.",
+        f"{sum(1 for e in entries if e.no_equivalent)} without a 2.x equivalent; "
+        f"{sum(1 for e in entries if e.since)} need a Paddle newer than 2.0 (`since`).",
         "",
         "| 1.8 API | 2.x API | argument changes | semantic notes | automatic |",
         "| --- | --- | --- | --- | --- |",

@@ -26,6 +26,15 @@ class Param:
 
 
 ARG_OPS = ("rename", "drop", "add")
+BASELINE = "2.0"  # the release every target exists in, unless its entry says `since`
+
+
+def version_tuple(version: str) -> Tuple[int, int]:
+    """"2.5" -> (2, 5); "2.0.2" -> (2, 0). Raises ValueError for anything else."""
+    parts = version.split(".")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(f"not a Paddle version: {version!r}")
+    return int(parts[0]), int(parts[1])
 
 
 @dataclass(frozen=True)
@@ -56,11 +65,19 @@ class NoEquivalent:
 
 @dataclass(frozen=True)
 class ApiEntry:
+    """One 1.8 API and how it moves to 2.x.
+
+    `since` is set when the 2.x target first appeared after Paddle 2.0: the first release that has it
+    (e.g. "2.2"). Such a target is checked against Paddle 3.3.1 only, and every converted use site is
+    reported with "needs Paddle >= since". Without it, the target exists in 2.0.2 and in 3.3.1.
+    """
+
     name: str
     kind: str = "function"
     alias: Tuple[str, ...] = ()
     args_list: Optional[Tuple[Param, ...]] = None
     update_to: Optional[str] = None
+    since: Optional[str] = None  # first Paddle release with the target, when newer than 2.0
     no_equivalent: Optional[NoEquivalent] = None
     args_change: Tuple[ArgChange, ...] = ()
     transformer: Optional[str] = None
@@ -76,6 +93,15 @@ class ApiEntry:
     def automatic(self) -> bool:
         """True when the upgrader rewrites this API without asking for manual work."""
         return self.update_to is not None or (self.transformer is not None and self.no_equivalent is None)
+
+    @property
+    def since_version(self) -> Optional[Tuple[int, int]]:
+        """`since` as a comparable (major, minor), or None."""
+        return version_tuple(self.since) if self.since else None
+
+    def targets_exist_in(self, version: str) -> bool:
+        """True when the names this entry emits must exist in Paddle `version` ("2.0.2", "3.3.1")."""
+        return version_tuple(version) >= (self.since_version or version_tuple(BASELINE))
 
     def param(self, name: str) -> Optional[Param]:
         for p in self.args_list or ():

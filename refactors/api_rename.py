@@ -34,6 +34,8 @@ def _converted(ctx: Context, site: Site) -> None:
     site.converted = True
     if site.entry is not None and site.entry.warning:
         ctx.report(site, "api-warning", "warning", f"{site.entry.name}: {site.entry.warning}", True)
+    if site.entry is not None and site.entry.update_to is not None:
+        ctx.report_newer(site, site.entry.update_to + site.suffix)
 
 
 def _mark_static(ctx: Context, site: Site) -> None:

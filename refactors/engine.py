@@ -142,6 +142,12 @@ class Context:
         self.findings.append(finding)
         return finding
 
+    def report_newer(self, site: Site, target: str) -> None:
+        """A conversion to a target that came after Paddle 2.0 (the entry's `since`) says so."""
+        entry = site.entry
+        if entry is not None and entry.since:
+            self.report(site, F.NEWER_PADDLE, "info", F.newer_paddle(entry.name, target, entry.since), True)
+
     def todo(self, reason: str) -> None:
         """Mark the statement being upgraded with `# TODO(paddle-upgrade): reason`."""
         self.todos[-1].append(reason)

@@ -9,12 +9,18 @@ CONVERTED = "converted"  # a legacy API use site was rewritten
 NO_EQUIVALENT = "no-equivalent"  # 2.x has no replacement; the use is left as it was
 UNKNOWN_API = "unknown-api"  # a paddle.fluid name the table does not know
 NEEDS_REVIEW = "needs-review"  # left as it was with a TODO: the rewrite could change the result
+NEWER_PADDLE = "newer-paddle"  # converted, to a 2.x name that a Paddle newer than 2.0 introduced
 STAR_ARGS = "star-args"  # *args / **kwargs: positions cannot be mapped statically
 PYTHON2 = "python2-syntax"  # converted from Python 2 syntax before upgrading
 SKIPPED = "skipped"  # the file was not processed (binary, symlink out of root, ...)
 FAILED = "failed"  # the file could not be read, decoded, parsed or written
 
 SEVERITIES = ("info", "warning", "error")
+
+
+def newer_paddle(api: str, target: str, since: str) -> str:
+    """The message of a NEWER_PADDLE finding: the rewrite runs on Paddle `since` and later only."""
+    return f"{api} -> {target} needs Paddle >= {since} (not in 2.0)"
 
 
 @dataclass(frozen=True)

@@ -102,3 +102,152 @@ def test_resolve_follows_attributes_like_emitted_code():
     assert resolve("paddle.nn.functional.relu")[1] is paddle.nn.functional.relu
     assert resolve("paddle.no_such_api") == (False, None)
     assert resolve("paddle.nn.NoSuchLayer") == (False, None)
+
+
+# -- the rewrites of APIs whose 2.x form is not a rename compute the 1.8 values ---------------------------------
+# The NumPy references below are the 1.8 formulas (each checked against paddlepaddle 1.8.5 itself when the
+# entries were written); the upgraded code runs on the installed Paddle in dynamic and in PIR static mode.
+
+HEADER = "import paddle.fluid as fluid\n"
+
+
+def _run(legacy: str, mode: str, **inputs):
+    """Upgrade `y = ...` written against 1.8, run it on the installed Paddle, return y as NumPy."""
+    from refactors import upgrade_code
+
+    code = upgrade_code(HEADER + legacy).code
+    assert "fluid" not in code, code
+    if mode == "dynamic":
+        namespace = {k: paddle.to_tensor(v) for k, v in inputs.items()}
+        exec(compile(code, "<upgraded>", "exec"), namespace)
+        return namespace["y"].numpy()
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            namespace = {k: paddle.static.data(k, list(v.shape), str(v.dtype)) for k, v in inputs.items()}
+            exec(compile(code, "<upgraded>", "exec"), namespace)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        return exe.run(main, feed=inputs, fetch_list=[namespace["y"]])[0]
+    finally:
+        paddle.disable_static()
+
+
+MODES = ["dynamic", "static"]
+
+
+def _cos_sim_1_8(x, y):
+    """op cos_sim: rows flattened, each squared norm clamped at 1e-8, Y broadcast when it has one row."""
+    import numpy as np
+
+    xf, yf = x.reshape(len(x), -1), y.reshape(len(y), -1)
+    xx = np.maximum((xf * xf).sum(1, keepdims=True), 1e-8)
+    yy = np.maximum((yf * yf).sum(1, keepdims=True), 1e-8)
+    return (xf * yf).sum(1, keepdims=True) / (np.sqrt(xx) * np.sqrt(yy))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cos_sim_rows_give_1_8_values(mode):
+    import numpy as np
+
+    rng = np.random.RandomState(0)
+    for xs, ys in [((4, 3), (4, 3)), ((4, 3), (1, 3)), ((2, 3, 5), (2, 3, 5)), ((2, 3, 5), (1, 3, 5))]:
+        x, z = rng.randn(*xs).astype("float32"), rng.randn(*ys).astype("float32")
+        got = _run("y = fluid.layers.cos_sim(x, z)\n", mode, x=x, z=z)
+        assert got.shape == (xs[0], 1)
+        np.testing.assert_allclose(got, _cos_sim_1_8(x, z), rtol=1e-5, atol=1e-6)
+    tiny = np.array([[0, 0, 0], [1e-5, 0, 0], [1, 2, 3]], "float32")  # norms below 1e-4: 1.8 clamps each one
+    other = np.array([[1, 2, 3], [1, 0, 0], [1e-5, 1e-5, 0]], "float32")
+    got = _run("y = fluid.layers.cos_sim(x, z)\n", mode, x=tiny, z=other)
+    np.testing.assert_allclose(got, _cos_sim_1_8(tiny, other), rtol=1e-5, atol=1e-7)
+    assert got[1, 0] == pytest.approx(0.1)  # F.cosine_similarity would give 1.0 here
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("pad_mode, numpy_mode", [("constant", "constant"), ("reflect", "reflect"), ("edge", "edge")])
+@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+def test_pad2d_order_gives_1_8_values(mode, pad_mode, numpy_mode, data_format):
+    import numpy as np
+
+    x = np.random.RandomState(1).randn(2, 3, 5, 6).astype("float32")
+    top, bottom, left, right = 1, 2, 3, 4
+    spatial = ((top, bottom), (left, right))
+    widths = ((0, 0), (0, 0), *spatial) if data_format == "NCHW" else ((0, 0), *spatial, (0, 0))
+    extra = {"constant_values": 2.5} if numpy_mode == "constant" else {}
+    got = _run(f"y = fluid.layers.pad2d(x, [{top}, {bottom}, {left}, {right}], mode='{pad_mode}', pad_value=2.5, "
+               f"data_format='{data_format}')\n", mode, x=x)
+    np.testing.assert_array_equal(got, np.pad(x, widths, mode=numpy_mode, **extra))
+
+
+def _smooth_l1_1_8(x, y, inside=None, outside=None, sigma=1.0):
+    """op smooth_l1_loss: per element on d = inside * (x - y), times outside, summed per row to [N, 1]."""
+    import numpy as np
+
+    s2 = sigma * sigma
+    d = (x - y) * (1 if inside is None else inside)
+    e = np.where(np.abs(d) < 1.0 / s2, 0.5 * d * d * s2, np.abs(d) - 0.5 / s2) * (1 if outside is None else outside)
+    return e.reshape(len(e), -1).sum(1, keepdims=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_smooth_l1_rows_give_1_8_values(mode):
+    import numpy as np
+
+    rng = np.random.RandomState(2)
+    x, t = (rng.randn(4, 3) * 2).astype("float32"), (rng.randn(4, 3) * 2).astype("float32")
+    w_in, w_out = np.abs(rng.randn(4, 3)).astype("float32"), np.abs(rng.randn(4, 3)).astype("float32")
+    np.testing.assert_allclose(_run("y = fluid.layers.smooth_l1(x, t)\n", mode, x=x, t=t),
+                               _smooth_l1_1_8(x, t), rtol=1e-5)
+    np.testing.assert_allclose(_run("y = fluid.layers.smooth_l1(x, t, sigma=3.0)\n", mode, x=x, t=t),
+                               _smooth_l1_1_8(x, t, sigma=3.0), rtol=1e-5)
+    got = _run("y = fluid.layers.smooth_l1(x, t, inside_weight=w_in, outside_weight=w_out, sigma=0.5)\n", mode,
+               x=x, t=t, w_in=w_in, w_out=w_out)
+    np.testing.assert_allclose(got, _smooth_l1_1_8(x, t, w_in, w_out, 0.5), rtol=1e-5)
+    x3, t3 = (rng.randn(2, 3, 4) * 2).astype("float32"), (rng.randn(2, 3, 4) * 2).astype("float32")
+    got = _run("y = fluid.layers.smooth_l1(x, t, sigma=2.0)\n", mode, x=x3, t=t3)
+    assert got.shape == (2, 1)
+    np.testing.assert_allclose(got, _smooth_l1_1_8(x3, t3, sigma=2.0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sequence_mask_gives_1_8_values(mode):
+    import numpy as np
+
+    lengths = np.array([3, 1, 0, 5], "int64")
+    got = _run("y = fluid.layers.sequence_mask(x)\n", mode, x=lengths)
+    np.testing.assert_array_equal(got, (np.arange(5) < lengths[:, None]).astype("int64"))
+    got = _run("y = fluid.layers.sequence_mask(x, maxlen=7, dtype='float32')\n", mode, x=lengths)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, (np.arange(7) < lengths[:, None]).astype("float32"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_prior_box_gives_1_8_boxes(mode):
+    """One min size, aspect ratio 1, explicit steps: 1.8's box centred on each cell, normalised, no clip."""
+    import numpy as np
+
+    feat = np.zeros((1, 4, 3, 3), "float32")
+    image = np.zeros((1, 3, 12, 12), "float32")
+    got = _run("y = fluid.layers.prior_box(x, image, min_sizes=[16.], steps=[4.] * 2, aspect_ratios=[1.], "
+               "clip=False, flip=True, offset=0.5)[0]\n", mode, x=feat, image=image)
+    centres = (np.arange(3) + 0.5) * 4.0
+    cx, cy = np.meshgrid(centres, centres)
+    want = np.stack([(cx - 8) / 12, (cy - 8) / 12, (cx + 8) / 12, (cy + 8) / 12], -1)[:, :, None, :]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_msra_normal_draws_the_1_8_distribution():
+    """MSRA(uniform=False) draws N(0, 2 / fan_in) in 1.8 (`initializer.py:672`), unbounded unlike the uniform."""
+    import numpy as np
+    from refactors import upgrade_code
+
+    code = upgrade_code(HEADER + "init = fluid.initializer.MSRA(uniform=False)\n").code
+    namespace: dict = {}
+    exec(compile(code, "<upgraded>", "exec"), namespace)
+    paddle.seed(3)
+    layer = paddle.nn.Linear(400, 300, weight_attr=paddle.ParamAttr(initializer=namespace["init"]))
+    weights = layer.weight.numpy()
+    assert weights.std() == pytest.approx(np.sqrt(2 / 400), rel=0.02)
+    assert abs(weights.mean()) < 1e-3
+    assert np.abs(weights).max() > np.sqrt(6 / 400)  # beyond the uniform variant's limit

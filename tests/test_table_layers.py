@@ -174,9 +174,6 @@ def test_result_changing_arguments_are_left_for_review(legacy, why):
 NO_EQUIVALENT = [
     pytest.param("isfinite", "y = fluid.layers.isfinite(x)\n", "paddle.all(paddle.isfinite(x))",
                  id="isfinite reduces in 1.8"),
-    pytest.param("cos_sim", "y = fluid.layers.cos_sim(x, z)\n", "paddle.unsqueeze(", id="cos_sim is [N, 1]"),
-    pytest.param("pad2d", "y = fluid.layers.pad2d(x, [1, 2, 3, 4])\n", "[left, right, top, bottom]",
-                 id="pad2d order"),
     pytest.param("lrn", "y = fluid.layers.lrn(x)\n", "alpha=alpha * n", id="lrn alpha per channel"),
     pytest.param("unique", "y = fluid.layers.unique(x)\n", "return_inverse=True", id="unique order"),
     pytest.param("sequence_pool", "y = fluid.layers.sequence_pool(x, 'sum')\n", "length mask", id="LoD"),

@@ -1,5 +1,8 @@
 """The mapping table is valid against the real sources: 1.8.5 signatures, 2.0.2 and 3.3.1 targets.
 
+An entry whose `since` says its target came after 2.0 is checked against 3.3.1 only, and must name the
+release truthfully enough that 2.0.2 indeed lacks the target.
+
 Every check that walks the table collects all failing entries and reports them in one assertion
 message, so that each engineer sees every entry of theirs that needs fixing in a single run.
 """
@@ -13,6 +16,7 @@ import pytest
 
 from api_mapping import ApiEntry, Table, TableError
 from api_mapping.loader import build_table
+from api_mapping.schema import version_tuple
 from api_mapping.signatures import SignatureIndex, load_index
 
 OLD = "1.8.5"
@@ -172,13 +176,15 @@ def test_aliases_are_the_same_1_8_5_object(table, old):
     assert not failures, _report("aliases that are not the main name's object", failures)
 
 
-# -- (c) every emitted 2.x name exists in 2.0.2 and 3.3.1 --------------------------------------------------
+# -- (c) every emitted 2.x name exists in 2.0.2 and 3.3.1 (3.3.1 only for an entry with `since`) ------------
 
 def target_failures(table: Table, targets: Dict[str, SignatureIndex]) -> List[str]:
     failures = []
     for name, entry in _entries(table):
         for emitted in sorted(emitted_names(entry)):
             for version, index in targets.items():
+                if not entry.targets_exist_in(version):
+                    continue
                 if not index.exists(emitted) and not _dynamic_member(index, emitted):
                     failures.append(f"{name}: {emitted} does not exist in {version}")
     return failures
@@ -189,7 +195,29 @@ def test_targets_exist_in_2_0_2_and_3_3_1(table, targets):
     assert not failures, _report("emitted names missing from a target version", failures)
 
 
-# -- (d) every emitted keyword is accepted by the target in both versions -------------------------------------
+def since_failures(table: Table, targets: Dict[str, SignatureIndex]) -> List[str]:
+    """An entry says `since` only when 2.0.2 lacks its target (else the note would be false), and names a
+    release no later than the newest indexed one."""
+    newest = max(targets, key=version_tuple)
+    failures = []
+    for name, entry in _entries(table):
+        if not entry.since:
+            continue
+        if not entry.targets_exist_in(newest):
+            failures.append(f"{name}: since {entry.since} is later than {newest}")
+        old = targets[TARGETS[0]]
+        present = [n for n in sorted(emitted_names(entry)) if old.exists(n)]
+        if present and len(present) == len(emitted_names(entry)):
+            failures.append(f"{name}: says since {entry.since}, but {TARGETS[0]} has {', '.join(present)}")
+    return failures
+
+
+def test_since_is_only_set_for_targets_newer_than_2_0(table, targets):
+    failures = since_failures(table, targets)
+    assert not failures, _report("entries whose `since` is wrong", failures)
+
+
+# -- (d) every emitted keyword is accepted by the target in both versions (3.3.1 only with `since`) -----------
 
 def keyword_failures(table: Table, targets: Dict[str, SignatureIndex]) -> List[str]:
     failures = []
@@ -198,6 +226,8 @@ def keyword_failures(table: Table, targets: Dict[str, SignatureIndex]) -> List[s
         if entry.update_to is None or not words:
             continue
         for version, index in targets.items():
+            if not entry.targets_exist_in(version):
+                continue
             if not index.exists(entry.update_to):
                 continue  # reported by target_failures
             sig = index.get(entry.update_to)
@@ -233,6 +263,43 @@ _BAD = {
         "update_to": "paddle.sum", "args_change": [{"op": "rename", "arg": "input", "to": "x"},
                                                    {"op": "rename", "arg": "dim", "to": "axis"}]},
 }
+
+
+_BAD_SINCE = {
+    # `since` exempts 2.0.2, never 3.3.1
+    "paddle.fluid.layers.sequence_mask": {"args_list": [["x"], ["maxlen", "None"], ["dtype", "'int64'"],
+                                                        ["name", "None"]],
+                                          "update_to": "paddle.nn.functional.sequence_mask_does_not_exist",
+                                          "since": "2.1"},
+    # a keyword 3.3.1 rejects is caught for a `since` entry too
+    "paddle.fluid.core.get_cuda_device_count": {"args_list": [], "update_to": "paddle.device.cuda.device_count",
+                                                "since": "2.2", "args_change": [{"op": "add", "arg": "gpu",
+                                                                                 "value": "True"}]},
+    # 2.0.2 already has paddle.abs: `since` would be a false claim
+    "paddle.fluid.layers.abs": {"args_list": [["x"], ["name", "None"]], "update_to": "paddle.abs", "since": "2.3"},
+    # a release newer than any indexed one
+    "paddle.fluid.layers.utils.flatten": {"args_list": [["nest"]], "update_to": "paddle.utils.flatten",
+                                          "since": "9.0"},
+}
+
+
+def test_the_checks_catch_bad_since_entries(targets):
+    bad = build_table([("bad.json", _BAD_SINCE)])
+    assert target_failures(bad, targets) == [
+        "paddle.fluid.layers.sequence_mask: paddle.nn.functional.sequence_mask_does_not_exist does not exist in 3.3.1"]
+    assert keyword_failures(bad, targets) == [
+        "paddle.fluid.core.get_cuda_device_count: paddle.device.cuda.device_count(gpu=...) is rejected by 3.3.1"]
+    assert since_failures(bad, targets) == [
+        "paddle.fluid.layers.abs: says since 2.3, but 2.0.2 has paddle.abs",
+        "paddle.fluid.layers.utils.flatten: since 9.0 is later than 3.3.1"]
+
+
+def test_since_decides_which_releases_must_have_the_target():
+    entries = build_table([("t.json", {"paddle.fluid.a": {"update_to": "paddle.a", "since": "2.5"},
+                                       "paddle.fluid.b": {"update_to": "paddle.b"}})]).entries
+    assert [entries["paddle.fluid.a"].targets_exist_in(v) for v in ("2.0.2", "2.4.0", "2.5.0", "3.3.1")] == \
+        [False, False, True, True]
+    assert [entries["paddle.fluid.b"].targets_exist_in(v) for v in ("2.0.2", "3.3.1")] == [True, True]
 
 
 def test_the_checks_catch_bad_entries(old, targets):
@@ -413,6 +480,13 @@ def test_loader_accepts_a_valid_table():
     ({"paddle.fluid.a": {"args_list": [["x"]], "update_to": "paddle.a",
                          "args_change": [{"op": "drop", "arg": "y"}]}}, "not a 1.8 parameter"),
     ({"paddle.fluid.a": {"kind": "function"}}, "needs update_to"),
+    ({"paddle.fluid.a": {"update_to": "paddle.a", "since": "2.0"}}, "release after 2.0"),
+    ({"paddle.fluid.a": {"update_to": "paddle.a", "since": "1.9"}}, "release after 2.0"),
+    ({"paddle.fluid.a": {"update_to": "paddle.a", "since": "2.2.1"}}, "major.minor"),
+    ({"paddle.fluid.a": {"update_to": "paddle.a", "since": 2.2}}, "version string"),
+    ({"paddle.fluid.a": {"update_to": "paddle.a", "since": "soon"}}, "version string"),
+    ({"paddle.fluid.a": {"no_equivalent": {"reason": "r", "suggest": "s"}, "since": "2.2"}},
+     "only to an entry with update_to"),
 ])
 def test_loader_rejects_bad_data(data, message):
     with pytest.raises(TableError, match=message):

@@ -39,7 +39,8 @@ def call(ctx: Context, site: Site, qualname: str, *args: cst.BaseExpression,
 def finish(ctx: Context, site: Site, node: cst.Call, target: Optional[str] = None) -> cst.Call:
     """The call in its final 2.x form: the entry's `args_change` applied and the callee renamed.
 
-    Reports the entry's `warning`, since the rename step will not see this call again.
+    Reports the entry's `warning`, and that its target needs a newer Paddle when the entry says
+    `since`, since the rename step will not see this call again.
     """
     from refactors.refactor_kwargs import apply_changes  # import here: that module imports this package
 
@@ -49,9 +50,11 @@ def finish(ctx: Context, site: Site, node: cst.Call, target: Optional[str] = Non
     if qualname is None:
         raise NeedsReview(f"{entry.name} has no 2.x target in the table")
     node = positional_again(ctx, site, apply_changes(ctx, entry, node), qualname)
+    func = name(ctx, site, qualname)
     if entry.warning:
         ctx.report(site, "api-warning", "warning", f"{entry.name}: {entry.warning}", True)
-    return node.with_changes(func=name(ctx, site, qualname))
+    ctx.report_newer(site, qualname)
+    return node.with_changes(func=func)
 
 
 def original_call(ctx: Context, site: Site) -> Optional[cst.Call]:

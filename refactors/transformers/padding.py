@@ -1,0 +1,54 @@
+"""`layers.pad2d` (`layers/nn.py:10253`) becomes `paddle.nn.functional.pad`, with the paddings reordered.
+
+1.8 reads `paddings` as (top, bottom, left, right) (`layers/nn.py:10267`); 2.x `F.pad` on a 4-D tensor
+reads (left, right, top, bottom) (it pads the last axis first). 1.8 calls the border-copying mode
+'edge', 2.x 'replicate'; 'constant' and 'reflect' keep their names. A list or tuple of four written in
+the call is reordered in place; `paddings` given any other way (a name, or 1.8's Tensor form) cannot be
+reordered from the text, so the call is left for review, as is a `mode` that is not a literal.
+"""
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from refactors import call_args
+from refactors.engine import Context, NeedsReview, Site
+from refactors.transformers import emit, register
+
+_MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate"}
+_SIDE_EFFECTS = m.Call() | m.Await() | m.Yield() | m.NamedExpr()
+
+
+def _reordered(ctx: Context, paddings: cst.BaseExpression) -> cst.BaseExpression:
+    """[top, bottom, left, right] written as [left, right, top, bottom], keeping the layout."""
+    if not isinstance(paddings, (cst.List, cst.Tuple)) or len(paddings.elements) != 4 \
+            or any(isinstance(e, cst.StarredElement) for e in paddings.elements):
+        raise NeedsReview(f"`paddings={ctx.code(paddings).strip()}` is not a list of four: 1.8 reads it as "
+                          f"[top, bottom, left, right] and 2.x F.pad as [left, right, top, bottom]; reorder it "
+                          f"by hand")
+    if m.findall(paddings, _SIDE_EFFECTS):
+        raise NeedsReview("reordering `paddings` would change the order its calls run in; bind them to names "
+                          "first")
+    top, bottom, left, right = (e.value for e in paddings.elements)
+    elements = [e.with_changes(value=v) for e, v in zip(paddings.elements, (left, right, top, bottom))]
+    return paddings.with_changes(elements=elements)
+
+
+def _mode(ctx: Context, node: cst.Call) -> cst.Call:
+    mode = emit.value_of(ctx, node, "mode", "constant")
+    if mode not in _MODES:
+        raise NeedsReview(f"mode={mode!r} is not a 1.8 pad2d mode")
+    if _MODES[mode] == mode:
+        return node
+    written = call_args.get(node, "mode").value  # type: ignore[union-attr]
+    quote = written.quote if isinstance(written, cst.SimpleString) else "'"
+    return call_args.set_value(node, "mode", cst.SimpleString(f"{quote}{_MODES[mode]}{quote}"))
+
+
+@register("pad2d_order")
+def pad2d_order(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    paddings = call_args.get(node, "paddings")
+    if paddings is not None:
+        node = call_args.set_value(node, "paddings", _reordered(ctx, paddings.value))
+    node = _mode(ctx, node)
+    return emit.converted(site, emit.finish(ctx, site, node))
