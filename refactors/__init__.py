@@ -5,16 +5,17 @@ made of a use site. All API knowledge comes from `api_mapping`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from api_mapping import Table, load_table
-from refactors import (args_to_kwargs, api_rename, engine, norm_api_alias, post_refactor, refactor_import,
+from refactors import (args_to_kwargs, api_rename, codegen, engine, norm_api_alias, post_refactor, refactor_import,
                        refactor_kwargs, refactor_with)
 from refactors.findings import Finding
+from refactors.positions import Recorded
 from refactors.transformers import REGISTRY
 
 PIPELINE = (refactor_import, norm_api_alias, args_to_kwargs, refactor_kwargs, api_rename, refactor_with,
@@ -55,10 +56,11 @@ class Result:
     sites: List[engine.Site]
     unchanged: bool  # the input module was returned as it was (no paddle import)
     original_code: Optional[str] = None  # the input module's code as libcst reproduces it, when generated
+    recorded: Dict[int, Recorded] = field(default_factory=dict, repr=False)  # see refactors.codegen
 
     @cached_property
     def code(self) -> str:
-        return self.module.code
+        return codegen.code(self.module, self.recorded)
 
     @property
     def legacy_sites(self) -> int:
@@ -82,7 +84,7 @@ def select(names: Optional[Sequence[str]] = None):
 def upgrade_module(module: cst.Module, names: Optional[Sequence[str]] = None) -> Tuple[cst.Module, Result]:
     outcome = engine.run(module, table(), select(names), star_members)
     return outcome.module, Result(outcome.module, outcome.findings, outcome.sites, outcome.module is module,
-                                  outcome.original_code)
+                                  outcome.original_code, outcome.recorded)
 
 
 def upgrade_code(source: str, names: Optional[Sequence[str]] = None) -> Result:

@@ -18,7 +18,8 @@ import libcst as cst
 from api_mapping import ApiEntry, Table
 from refactors import findings as F
 from refactors.findings import Finding
-from refactors.positions import positions
+from refactors.hot_paths import rebuild
+from refactors.positions import Recorded, frontier, layout
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
 
 LEGACY_ROOT = "paddle.fluid"
@@ -83,6 +84,7 @@ class Context:
     imports: Set[str] = field(default_factory=set)  # standard-library modules the emitted code uses
     new_names: Set[str] = field(default_factory=set)  # names introduced by rewrites (see `fresh_name`)
     original_code: Optional[str] = None  # the input module's code, generated once for the positions
+    recorded: Dict[int, Recorded] = field(default_factory=dict)  # text of cold subtrees (refactors.codegen)
 
     def finish(self, site: Site) -> None:
         """Record the site's outcome once: converted, or left with its reason."""
@@ -223,8 +225,9 @@ class Upgrader(cst.CSTTransformer):
     def __init__(self, ctx: Context, steps: Sequence[ModuleType]) -> None:
         super().__init__()
         self.ctx = ctx
-        self._positions, ctx.original_code = positions(ctx.module,
-                                                       [ref.node for ref in ctx.resolver.references.values()])
+        generated = layout(ctx.module, [ref.node for ref in ctx.resolver.references.values()],
+                           frontier(ctx.module, ctx.resolver.hot))
+        self._positions, ctx.original_code, ctx.recorded = generated.positions, generated.code, generated.recorded
         self._callees: Set[int] = set()
         self._sites: Dict[int, Site] = {}
         self._hooks = {kind: [getattr(s, kind) for s in steps if hasattr(s, kind)]
@@ -398,6 +401,7 @@ class Outcome:
     findings: List[Finding]
     sites: List[Site]
     original_code: Optional[str] = None  # None when the module was returned untouched
+    recorded: Dict[int, Recorded] = field(default_factory=dict)
 
 
 def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members) -> Outcome:
@@ -407,5 +411,5 @@ def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_memb
         return Outcome(module, [], [])
     ctx = Context(table=table, module=module, resolver=resolver,
                   enabled=tuple(getattr(s, "NAME") for s in steps))
-    new = module.visit(Upgrader(ctx, steps))
-    return Outcome(new, ctx.findings, ctx.sites, ctx.original_code)
+    new = rebuild(module, Upgrader(ctx, steps), resolver.hot)
+    return Outcome(new, ctx.findings, ctx.sites, ctx.original_code, ctx.recorded)

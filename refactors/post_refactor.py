@@ -14,6 +14,7 @@ import libcst as cst
 
 from api_mapping.modes import STATIC_ON
 from refactors.engine import Context
+from refactors.hot_paths import rebuild, statement_paths
 from refactors.refactor_import import module as ensure_import_paddle
 from refactors.statement_visitor import StatementTransformer
 from refactors.scopes import ROOT, ImportBinding, dotted, module_dotted
@@ -121,5 +122,6 @@ def module(ctx: Context, node: cst.Module) -> cst.Module:
     alive_stars = {id(b.statement) for b in ctx.resolver.imports if b.alias is None and b.left}
     dead = [b for b in dead if not (b.alias is None and id(b.statement) in alive_stars)]
     if dead:
-        node = _dedupe_import_paddle(node.visit(ImportTidier(dead)))
+        tidier = ImportTidier(dead)
+        node = _dedupe_import_paddle(rebuild(node, tidier, statement_paths(node, tidier.statements)))
     return ensure_import_paddle(ctx, node)

@@ -85,12 +85,12 @@ _TRIVIA = {
     "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "trailing_whitespace",
     "comma", "semicolon", "newline", "indent", "whitespace", "equal", "star", "dot", "colon", "operator",
     "first_line", "lbracket", "rbracket", "lbrace", "rbrace", "asynchronous", "quote", "prefix", "start",
-    "end",
+    "end", "first_colon", "second_colon",
 }
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
-def _child_fields(kind: type) -> Tuple[str, ...]:
+def child_fields(kind: type) -> Tuple[str, ...]:
     names = _FIELDS.get(kind)
     if names is None:
         names = tuple(f.name for f in fields(kind)
@@ -128,7 +128,7 @@ class _Walker:
         self._path.append(key)
 
     def children(self, node: cst.CSTNode, skip: Tuple[str, ...] = ()) -> None:
-        for name in _child_fields(type(node)):
+        for name in child_fields(type(node)):
             if name in skip:
                 continue
             value = getattr(node, name)
