@@ -10,6 +10,7 @@ measured subprocess, like the tools.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -20,6 +21,7 @@ import libcst
 
 from benchmarks.corpus import decode_source, python_files
 from benchmarks.measure import ToolRun, run_measured
+from upgrade_tool.runner import GC_THRESHOLD
 
 MARK = b"paddle"
 REPO = Path(__file__).resolve().parent.parent
@@ -51,6 +53,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--corpus", required=True, type=Path)
     parser.add_argument("--parallel", type=int, default=1, help="worker processes (1: this process)")
     args = parser.parse_args(argv)
+    gc.set_threshold(*GC_THRESHOLD)  # the collector setting paddle-upgrade runs with (workers inherit it)
     paths = candidates(args.corpus)
     if args.parallel <= 1:
         results = [round_trip(p) for p in paths]

@@ -123,10 +123,20 @@ def test_python2_file_with_paddle_is_converted_and_reported():
     ast.parse(result.new_data)
 
 
-def test_python2_file_without_paddle_is_left_alone_and_reported():
+def test_python2_file_without_paddle_is_left_alone_unparsed():
+    # No "paddle" in the bytes: nothing can need upgrading, so the file is not even parsed
+    # (neither the Python 2 pass nor a syntax error is reported for it).
     result = _upgrade("python2_no_paddle.in.py")
     assert result.status == runner.UNCHANGED
-    assert result.python2_fixers == ("print", "repr", "ne")
+    assert result.python2_fixers is None
+    assert result.findings == []
+
+
+def test_python2_file_mentioning_paddle_without_using_it_is_reported():
+    text = "# not paddle code\nprint 'hello'\n"
+    result = upgrade_text(text)
+    assert result.text == text
+    assert result.python2_fixers == ("print",)
     [finding] = result.findings
     assert finding.code == F.PYTHON2 and not finding.fixed and "left unchanged" in finding.message
 

@@ -158,7 +158,13 @@ def _site_info(site, lines: List[str], enabled: Sequence[str]) -> SiteInfo:
 
 
 def upgrade_text(text: str, names: Optional[Sequence[str]] = None) -> TextOutcome:
-    """Upgrade Python source text. Raises FileFailure when it cannot be parsed or upgraded safely."""
+    """Upgrade Python source text. Raises FileFailure when it cannot be parsed or upgraded safely.
+
+    Text that never mentions paddle cannot import it: it is returned as it is, without being parsed
+    (a third of a typical repository, Python 2 leftovers and broken scripts included).
+    """
+    if PADDLE_MARK not in text:
+        return TextOutcome(text)
     error = syntax_error(text)
     work = text
     fixers: Optional[Tuple[str, ...]] = None
@@ -174,13 +180,6 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None) -> TextOutcom
         if not converted.fixers or syntax_error(converted.text) is not None:
             raise FileFailure(_describe(error), error.lineno or 1)
         work, fixers = converted.text, converted.fixers
-
-    if PADDLE_MARK not in work:
-        outcome = TextOutcome(text)
-        if fixers is not None:
-            outcome.python2_fixers = fixers
-            outcome.findings.append(_python2_finding(error, fixers, changed=False))
-        return outcome
 
     body, tail = split_tail(work)
     original_body = body

@@ -8,12 +8,14 @@ one in fresh workers, and the one that kills its worker again is reported as fai
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
 import time
 import traceback
 from collections import deque
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -181,9 +183,27 @@ def _notebook(job: Job, data: bytes, options: Options) -> FileResult:
 
 # -- running many ----------------------------------------------------------------------------------
 
+# Collect young objects 50 times less often than CPython's default (every 700 allocations). A parsed
+# file is ~10^5 libcst nodes without reference cycles; with the default the collector rescans those
+# live trees thousands of times per file, about a tenth of the run's CPU. Cycles are still
+# collected, in larger batches.
+GC_THRESHOLD = (35_000, 20, 20)
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    before = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def _worker_init() -> None:
     # Ctrl-C reaches the whole process group; only the main process decides what to do with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.set_threshold(*GC_THRESHOLD)  # a worker does nothing else
 
 
 def _context():
@@ -221,8 +241,9 @@ def _isolated(job: Job, options: Options) -> FileResult:
 def run(items: Iterable[Item], options: Options = Options(), parallel: int = 1) -> Iterator[FileResult]:
     """Yield one FileResult per item, in the items' order."""
     if parallel <= 1:
-        for item in items:
-            yield from_notice(item) if isinstance(item, Notice) else process(item, options)
+        with fewer_collections():
+            for item in items:
+                yield from_notice(item) if isinstance(item, Notice) else process(item, options)
         return
     yield from _run_pool(items, options, parallel)
 
