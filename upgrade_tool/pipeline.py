@@ -12,8 +12,6 @@ import warnings
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
-import libcst as cst
-
 import refactors
 from refactors import findings as F
 from refactors.findings import Finding
@@ -228,6 +226,8 @@ class _LibcstMismatch(FileFailure):
 
 
 def _upgrade_body(text: str, names: Optional[Sequence[str]]) -> "refactors.Result":
+    import libcst as cst  # here, not at the top: the CLI's main process never parses (see refactors/__init__)
+
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:

@@ -211,7 +211,7 @@ def _context():
     # process (rich's refresh thread), and modules are imported once, in the server.
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["upgrade_tool.runner"])
+        ctx.set_forkserver_preload(["upgrade_tool.runner", "refactors.steps"])  # libcst and the steps, once
         return ctx
     return multiprocessing.get_context("spawn")
 

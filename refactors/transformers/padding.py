@@ -9,14 +9,17 @@ reordered from the text, so the call is left for review, as is a `mode` that is 
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
 from refactors.transformers import emit, register
 
 _MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate"}
-_SIDE_EFFECTS = m.Call() | m.Await() | m.Yield() | m.NamedExpr()
+_SIDE_EFFECTS = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)
+
+
+def _has_side_effects(node: cst.CSTNode) -> bool:
+    return isinstance(node, _SIDE_EFFECTS) or any(_has_side_effects(c) for c in node.children)
 
 
 def _reordered(ctx: Context, paddings: cst.BaseExpression) -> cst.BaseExpression:
@@ -26,7 +29,7 @@ def _reordered(ctx: Context, paddings: cst.BaseExpression) -> cst.BaseExpression
         raise NeedsReview(f"`paddings={ctx.code(paddings).strip()}` is not a list of four: 1.8 reads it as "
                           f"[top, bottom, left, right] and 2.x F.pad as [left, right, top, bottom]; reorder it "
                           f"by hand")
-    if m.findall(paddings, _SIDE_EFFECTS):
+    if _has_side_effects(paddings):
         raise NeedsReview("reordering `paddings` would change the order its calls run in; bind them to names "
                           "first")
     top, bottom, left, right = (e.value for e in paddings.elements)
