@@ -236,6 +236,9 @@ def _progress(session: Session, total: int):
               help="Skip paths matching GLOB (relative to the input, or a file/folder name; repeatable).")
 @click.option("--max-file-size", type=click.FloatRange(min=0, min_open=True), default=runner.DEFAULT_MAX_MB,
               show_default=True, metavar="MB", help="Skip larger files, with a message.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Keep each file's result under DIR, keyed by its bytes, the options and the tool version; "
+                   "an unchanged file is then not upgraded again.")
 @click.option("--mode", type=click.Choice(["upgrade", "shim"]), default="upgrade", show_default=True,
               help="upgrade: rewrite to the 2.x API. shim: only insert `import runtime_shim; "
                    "runtime_shim.install()` before the first paddle import, so the file runs as it is.")
@@ -245,7 +248,7 @@ def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_di
          parallel: Optional[int], log_level: str, no_log_file: bool, log_filepath: str,
          refactor_names: Tuple[str, ...], print_match: bool, check: bool, outpath: Optional[str],
          report_json: Optional[str], restore_dir: Optional[str], exclude: Tuple[str, ...],
-         max_file_size: float, mode: str, color: Optional[bool]) -> None:
+         max_file_size: float, cache_dir: Optional[str], mode: str, color: Optional[bool]) -> None:
     """Upgrade PaddlePaddle 1.8 (paddle.fluid) code to the Paddle 2.x API.
 
     Without --write it only shows the diff. Examples:
@@ -284,19 +287,20 @@ def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_di
         session.err.print(f"[bold red]paddle-upgrade:[/] {_NON_INTERACTIVE}")
         sys.exit(EXIT_USAGE)
     sys.exit(_run(session, inputs, backup_dir, parallel, no_log_file, log_filepath, refactor_names,
-                  report_json, exclude, max_file_size, mode))
+                  report_json, exclude, max_file_size, mode, cache_dir))
 
 
 def _run(session: Session, inputs: List[str], backup_dir: Optional[str], parallel: Optional[int],
          no_log_file: bool, log_filepath: str, refactor_names: Tuple[str, ...], report_json: Optional[str],
-         exclude: Tuple[str, ...], max_file_size: float, mode: str) -> int:
+         exclude: Tuple[str, ...], max_file_size: float, mode: str, cache_dir: Optional[str] = None) -> int:
     started = time.monotonic()
     backup_root = os.path.abspath(os.path.expanduser(backup_dir)) if backup_dir else backup.default_root()
     prune = [p for p in (session.outpath, backup_root if session.write else None) if p]
     items = discover(inputs, exclude, prune)
     jobs = sum(1 for item in items if isinstance(item, Job))
     options = runner.Options(names=tuple(refactor_names) or None, max_bytes=int(max_file_size * 1024 * 1024),
-                             debug=session.log_level == "DEBUG", mode=mode)
+                             debug=session.log_level == "DEBUG", mode=mode,
+                             cache_dir=os.path.abspath(cache_dir) if cache_dir else None)
     run = backup.BackupRun(backup_root, run_base(inputs)) if session.write else None
     try:
         log = None if no_log_file else report.LogFile(log_filepath, session.log_level)

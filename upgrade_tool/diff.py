@@ -24,12 +24,17 @@ def _lines(text: str) -> List[str]:
     return lines
 
 
+def header(path: str) -> str:
+    """The two header lines of a diff of `path`."""
+    posix = path.replace("\\", "/").lstrip("/")  # an absolute path: relative to / for patch -p1
+    return f"--- a/{posix}\n+++ b/{posix}\n"
+
+
 def unified(old: str, new: str, path: str, context: int = 3) -> str:
     """The diff from `old` to `new` for `path` ('' when they are equal)."""
     if old == new:
         return ""
-    posix = path.replace("\\", "/").lstrip("/")  # an absolute path: relative to / for patch -p1
-    out: List[str] = [f"--- a/{posix}\n", f"+++ b/{posix}\n"]
+    out: List[str] = [header(path)]
     a, b = _lines(old), _lines(new)
     # difflib's "popular line" heuristic (autojunk) keeps this linear on files with many identical
     # lines (a 10 MB data literal); the diff may be a little less minimal, never wrong.

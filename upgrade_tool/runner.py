@@ -18,13 +18,13 @@ from collections import deque
 from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
-from typing import Deque, Iterable, Iterator, List, Optional, Tuple
+from dataclasses import asdict, dataclass, field
+from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from refactors import findings as F
 from refactors.findings import Finding
 from upgrade_tool import diff as diffs
-from upgrade_tool import notebook, source_io
+from upgrade_tool import cache, notebook, source_io
 from upgrade_tool.discovery import NOTEBOOK, Item, Job, Notice
 from upgrade_tool.pipeline import FileFailure, SiteInfo, syntax_error, upgrade_text
 from upgrade_tool.shim_mode import insert_shim_activation
@@ -45,6 +45,7 @@ class Options:
     mode: str = "upgrade"  # "upgrade" (the refactors) or "shim" (only insert the runtime shim's activation)
     max_bytes: int = int(DEFAULT_MAX_MB * 1024 * 1024)
     debug: bool = False  # keep tracebacks of internal errors in the finding
+    cache_dir: Optional[str] = None  # --cache-dir: reuse results of files whose bytes were seen before
 
 
 @dataclass
@@ -111,6 +112,18 @@ def _process(job: Job, options: Options) -> FileResult:
         reason = "empty file; nothing to upgrade" if not data else "blank file; nothing to upgrade"
         finding = Finding(job.display, 1, 1, F.SKIPPED, "info", reason, False)
         return FileResult(job.display, UNCHANGED, [finding], job=job, old_sha256=sha256(data), reason=reason)
+    if options.cache_dir is None:
+        return _upgrade(job, data, options)
+    name = cache.key(options, job.kind, data)
+    entry = cache.load(options.cache_dir, name)
+    if entry is not None:
+        return _from_entry(entry, job, data)
+    result = _upgrade(job, data, options)
+    cache.store(options.cache_dir, name, _to_entry(result))
+    return result
+
+
+def _upgrade(job: Job, data: bytes, options: Options) -> FileResult:
     try:
         if options.mode == "shim":
             return _shim(job, data)
@@ -127,6 +140,32 @@ def _process(job: Job, options: Options) -> FileResult:
             cause = exc.__cause__
             result.detail = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
         return result
+
+
+def _to_entry(result: FileResult) -> Dict[str, Any]:
+    """What a result says about a file's bytes, without the path it was computed for."""
+    return {
+        "status": result.status, "reason": result.reason, "detail": result.detail,
+        "findings": [asdict(f.at("")) for f in result.findings],
+        "sites": [asdict(s) for s in result.sites],
+        "new_data": cache.encode_bytes(result.new_data),
+        "diff": result.diff[len(diffs.header(result.display)):] if result.diff else "",
+        "diff_encoding": result.diff_encoding,
+        "python2_fixers": result.python2_fixers,
+        "hashed": bool(result.old_sha256),  # failures carry no hash of the bytes
+    }
+
+
+def _from_entry(entry: Dict[str, Any], job: Job, data: bytes) -> FileResult:
+    fixers = entry["python2_fixers"]
+    return FileResult(
+        job.display, entry["status"],
+        [Finding(**{**f, "file": job.display}) for f in entry["findings"]],
+        [SiteInfo(**{**s, "refactors": tuple(s["refactors"])}) for s in entry["sites"]],
+        job=job, new_data=cache.decode_bytes(entry["new_data"]), old_sha256=sha256(data) if entry["hashed"] else "",
+        diff=diffs.header(job.display) + entry["diff"] if entry["diff"] else "",
+        diff_encoding=entry["diff_encoding"], reason=entry["reason"],
+        python2_fixers=tuple(fixers) if fixers is not None else None, detail=entry["detail"])
 
 
 def _finish(job: Job, data: bytes, new_data: bytes, old_text: str, new_text: str, findings: List[Finding],
