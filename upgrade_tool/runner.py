@@ -293,7 +293,7 @@ _BROKEN = object()  # stands for a submit refused because the pool had already b
 def _run_pool(items: Iterable[Item], options: Options, workers: int) -> Iterator[FileResult]:
     source = iter(items)
     pending: Deque[Tuple[Item, object]] = deque()
-    window = workers * 4  # enough to keep workers busy, small enough to bound memory
+    window = workers * 32  # keeps workers busy while this process writes and prints; bounds memory
     pool = _pool(workers)
     broken = False
     try:
