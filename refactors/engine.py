@@ -85,6 +85,7 @@ class Context:
     new_names: Set[str] = field(default_factory=set)  # names introduced by rewrites (see `fresh_name`)
     original_code: Optional[str] = None  # the input module's code, generated once for the positions
     recorded: Dict[int, Recorded] = field(default_factory=dict)  # text of cold subtrees (refactors.codegen)
+    memo: Dict[object, object] = field(default_factory=dict)  # what a transformer learnt about this module
 
     def finish(self, site: Site) -> None:
         """Record the site's outcome once: converted, or left with its reason."""

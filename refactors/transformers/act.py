@@ -12,7 +12,8 @@
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Tuple
+from collections import Counter
+from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -58,54 +59,90 @@ def _methods(cls: cst.ClassDef) -> List[cst.FunctionDef]:
 
 
 class _AttributeUses(cst.CSTVisitor):
-    """Every `<self>.<attr>` in a method: as a callee, as an assignment target, or otherwise."""
+    """Every `<owner>.<attr>` in a method, counted per attribute: assignments, and uses other than a call."""
 
-    def __init__(self, owner: str, attr: str) -> None:
+    def __init__(self, owner: str) -> None:
         super().__init__()
-        self.owner, self.attr = owner, attr
-        self.called = 0
-        self.assigned = 0
-        self.other = 0
+        self.owner = owner
+        self.assigned: Counter = Counter()
+        self.other: Counter = Counter()
         self._seen: set = set()
 
-    def _is_ours(self, node: cst.BaseExpression) -> bool:
-        return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
-                and node.value.value == self.owner and node.attr.value == self.attr)
+    def _attr(self, node: cst.BaseExpression) -> Optional[str]:
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == self.owner:
+            return node.attr.value
+        return None
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._is_ours(node.func):
-            self.called += 1
+        if self._attr(node.func) is not None:
             self._seen.add(id(node.func))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if self._is_ours(node.target):
-            self.assigned += 1
+        attr = self._attr(node.target)
+        if attr is not None:
+            self.assigned[attr] += 1
             self._seen.add(id(node.target))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if self._is_ours(node) and id(node) not in self._seen:
+        attr = self._attr(node)
+        if attr is not None and id(node) not in self._seen:
             self._seen.add(id(node))
-            self.other += 1
+            self.other[attr] += 1
 
     def leave_Attribute(self, original: cst.Attribute) -> None:
         # `self.fc.weight` reads an attribute of the layer: the activation is not involved
         # (`self.fc.forward(x)` would bypass it, so that one still counts).
-        if isinstance(original.value, cst.Attribute) and self._is_ours(original.value) \
-                and original.attr.value not in ("forward", "__call__"):
-            self.other -= 1
+        attr = self._attr(original.value)
+        if attr is not None and original.attr.value not in ("forward", "__call__"):
+            self.other[attr] -= 1
 
 
 class _WrapCalls(cst.CSTTransformer):
-    def __init__(self, owner: str, attr: str, apply: Callable[[cst.BaseExpression], cst.BaseExpression]) -> None:
+    def __init__(self, owner: str, wraps: Dict[str, Callable[[cst.BaseExpression], cst.BaseExpression]]) -> None:
         super().__init__()
-        self.owner, self.attr, self.apply = owner, attr, apply
+        self.owner, self.wraps = owner, wraps
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
-        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.value.value == self.owner and func.attr.value == self.attr):
-            return self.apply(updated)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self.owner:
+            apply = self.wraps.get(func.attr.value)
+            if apply is not None:
+                return apply(updated)
         return updated
+
+
+def _class_uses(ctx: Context, cls: cst.ClassDef, owner: str) -> Tuple[_AttributeUses, List[str]]:
+    """The uses of `<owner>.<attr>` in the methods of `cls` taking `owner` first, and the code of its
+    other methods; read once per class, however many of its layers have `act=`."""
+    key = ("act-uses", id(cls), owner)
+    found = ctx.memo.get(key)
+    if found is None:
+        uses, elsewhere = _AttributeUses(owner), []
+        for method in _methods(cls):
+            if _first_param(method) == owner:
+                method.visit(uses)
+            else:
+                elsewhere.append(ctx.code(method))
+        found = ctx.memo[key] = (uses, elsewhere)
+    return found  # type: ignore[return-value]
+
+
+def _wrap_in_class(ctx: Context, cls: cst.ClassDef, owner: str, attr: str,
+                   apply: Callable[[cst.BaseExpression], cst.BaseExpression]) -> None:
+    """Have every `<owner>.<attr>(...)` of the class's methods wrapped by `apply`: one pass over the
+    class when the upgrade leaves it, for all its layers."""
+    key = ("act-wraps", id(cls), owner)
+    wraps = ctx.memo.get(key)
+    if wraps is None:
+        wraps = ctx.memo[key] = {}
+
+        def edit(updated: cst.ClassDef) -> cst.ClassDef:
+            body = [m.visit(_WrapCalls(owner, wraps)) if isinstance(m, cst.FunctionDef)  # type: ignore[arg-type]
+                    and _first_param(m) == owner else m for m in updated.body.body]  # type: ignore[union-attr]
+            return updated.with_changes(body=updated.body.with_changes(body=body))
+
+        ctx.edit_class(cls, edit)
+    wraps[attr] = apply  # type: ignore[index]
 
 
 def _owner_class(ctx: Context, site: Site) -> Tuple[cst.ClassDef, cst.FunctionDef, str]:
@@ -144,22 +181,11 @@ def layer_act(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
         return emit.converted(site, layer)
     cls, _method, owner = _owner_class(ctx, site)
     attr = _assigned_attribute(ctx, site, owner)
-    uses = _AttributeUses(owner, attr)
-    for method in _methods(cls):
-        if _first_param(method) == owner:
-            method.visit(uses)
-        else:
-            uses.other += 1 if f"{owner}.{attr}" in ctx.code(method) else 0
-    if uses.assigned != 1 or uses.other > 0:
+    uses, elsewhere = _class_uses(ctx, cls, owner)
+    if uses.assigned[attr] != 1 or uses.other[attr] > 0 or any(f"{owner}.{attr}" in code for code in elsewhere):
         raise NeedsReview(f"`{owner}.{attr}` is assigned more than once or used other than by calling it; "
                           f"apply `act={ctx.code(act.value).strip()}` to its output by hand")
-
-    def edit(updated: cst.ClassDef) -> cst.ClassDef:
-        body = [m.visit(_WrapCalls(owner, attr, apply)) if isinstance(m, cst.FunctionDef)
-                and _first_param(m) == owner else m for m in updated.body.body]  # type: ignore[union-attr]
-        return updated.with_changes(body=updated.body.with_changes(body=body))
-
-    ctx.edit_class(cls, edit)
+    _wrap_in_class(ctx, cls, owner, attr, apply)
     ctx.report(site, "act-moved", "info",
                f"{site.name}(act={ctx.code(act.value).strip()}): the activation now wraps each call of "
                f"{owner}.{attr}(...) in class {cls.name.value}", True)
