@@ -11,7 +11,7 @@ The transformer sees the same calls, in the same order, as it would for the hot 
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Collection, Dict, Set, Tuple, Union
+from typing import Callable, Collection, Dict, Iterator, Set, Tuple, Union
 
 import libcst as cst
 
@@ -118,6 +118,42 @@ def _statement_paths(node: cst.CSTNode, small: Collection[int], hot: Set[int]) -
             for child in value if isinstance(value, (tuple, list)) else (value,):
                 if isinstance(child, _HOLDS_STATEMENTS + _LINES) and _statement_paths(child, small, hot):
                     found = True
+    if found:
+        hot.add(id(node))
+    return found
+
+
+def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    for name in child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            yield from (v for v in value if isinstance(v, cst.CSTNode))
+
+
+def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`root` and every node below it that can hold a name, each before its children; several
+    times cheaper than a libcst visitor, which also rebuilds what it visits."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(list(_children(node))))
+
+
+def paths_to(root: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool]) -> Set[int]:
+    """The hot set for a `rebuild` that must reach every node below `root` for which `wanted` holds."""
+    hot: Set[int] = set()
+    _paths_to(root, wanted, hot)
+    return hot
+
+
+def _paths_to(node: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool], hot: Set[int]) -> bool:
+    found = wanted(node)
+    for child in _children(node):
+        if _paths_to(child, wanted, hot):
+            found = True
     if found:
         hot.add(id(node))
     return found

@@ -85,7 +85,8 @@ class _Recorder(cst.CSTTransformer):
         return super().on_leave(original, updated)
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        return updated.with_changes(value=updated.value.upper()) if updated.value in {"g", "h", "Base", "x"} else updated
+        renamed = updated.value in {"g", "h", "Base", "x"}
+        return updated.with_changes(value=updated.value.upper()) if renamed else updated
 
     def leave_SimpleStatementLine(self, original, updated):
         if "attr" in cst.Module([]).code_for_node(original):

@@ -19,6 +19,7 @@ import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, same_literal
+from refactors.hot_paths import descendants, paths_to, rebuild
 from refactors.transformers import emit, register
 
 
@@ -58,43 +59,38 @@ def _methods(cls: cst.ClassDef) -> List[cst.FunctionDef]:
     return [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]  # type: ignore[union-attr]
 
 
-class _AttributeUses(cst.CSTVisitor):
+class _AttributeUses:
     """Every `<owner>.<attr>` in a method, counted per attribute: assignments, and uses other than a call."""
 
     def __init__(self, owner: str) -> None:
-        super().__init__()
         self.owner = owner
         self.assigned: Counter = Counter()
         self.other: Counter = Counter()
-        self._seen: set = set()
 
-    def _attr(self, node: cst.BaseExpression) -> Optional[str]:
+    def _attr(self, node: cst.CSTNode) -> Optional[str]:
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == self.owner:
             return node.attr.value
         return None
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self._attr(node.func) is not None:
-            self._seen.add(id(node.func))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        attr = self._attr(node.target)
-        if attr is not None:
-            self.assigned[attr] += 1
-            self._seen.add(id(node.target))
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        attr = self._attr(node)
-        if attr is not None and id(node) not in self._seen:
-            self._seen.add(id(node))
-            self.other[attr] += 1
-
-    def leave_Attribute(self, original: cst.Attribute) -> None:
-        # `self.fc.weight` reads an attribute of the layer: the activation is not involved
-        # (`self.fc.forward(x)` would bypass it, so that one still counts).
-        attr = self._attr(original.value)
-        if attr is not None and original.attr.value not in ("forward", "__call__"):
-            self.other[attr] -= 1
+    def count(self, method: cst.FunctionDef) -> None:
+        seen: set = set()  # callees and assignment targets: not "other" uses
+        for node in descendants(method):  # a node comes before its children
+            if isinstance(node, cst.Call) and self._attr(node.func) is not None:
+                seen.add(id(node.func))
+            elif isinstance(node, cst.AssignTarget):
+                attr = self._attr(node.target)
+                if attr is not None:
+                    self.assigned[attr] += 1
+                    seen.add(id(node.target))
+            elif isinstance(node, cst.Attribute):
+                attr = self._attr(node)
+                if attr is not None and id(node) not in seen:
+                    self.other[attr] += 1
+                # `self.fc.weight` reads an attribute of the layer: the activation is not involved
+                # (`self.fc.forward(x)` would bypass it, so that one still counts).
+                attr = self._attr(node.value)
+                if attr is not None and node.attr.value not in ("forward", "__call__"):
+                    self.other[attr] -= 1
 
 
 class _WrapCalls(cst.CSTTransformer):
@@ -120,7 +116,7 @@ def _class_uses(ctx: Context, cls: cst.ClassDef, owner: str) -> Tuple[_Attribute
         uses, elsewhere = _AttributeUses(owner), []
         for method in _methods(cls):
             if _first_param(method) == owner:
-                method.visit(uses)
+                uses.count(method)
             else:
                 elsewhere.append(ctx.code(method))
         found = ctx.memo[key] = (uses, elsewhere)
@@ -136,9 +132,15 @@ def _wrap_in_class(ctx: Context, cls: cst.ClassDef, owner: str, attr: str,
     if wraps is None:
         wraps = ctx.memo[key] = {}
 
+        def wrapped(node: cst.CSTNode) -> bool:
+            func = node.func if isinstance(node, cst.Call) else None
+            return (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and func.value.value == owner and func.attr.value in wraps)  # type: ignore[operator]
+
         def edit(updated: cst.ClassDef) -> cst.ClassDef:
-            body = [m.visit(_WrapCalls(owner, wraps)) if isinstance(m, cst.FunctionDef)  # type: ignore[arg-type]
-                    and _first_param(m) == owner else m for m in updated.body.body]  # type: ignore[union-attr]
+            body = [rebuild(m, _WrapCalls(owner, wraps), paths_to(m, wrapped))  # type: ignore[arg-type]
+                    if isinstance(m, cst.FunctionDef) and _first_param(m) == owner else m
+                    for m in updated.body.body]  # type: ignore[union-attr]
             return updated.with_changes(body=updated.body.with_changes(body=body))
 
         ctx.edit_class(cls, edit)

@@ -69,21 +69,26 @@ def _target_names(node: cst.BaseExpression) -> List[str]:
     return []
 
 
-def _assigned(scope: Scope, name: str) -> List[Optional[cst.BaseExpression]]:
-    """What `name` is assigned in the scope that binds it (None entries: unknown values)."""
+def _assigned(ctx: Context, scope: Scope, name: str) -> List[Optional[cst.BaseExpression]]:
+    """What `name` is assigned in the scope that binds it (None entries: unknown values); each scope
+    is read once per name, however many calls ask."""
     while scope is not None and name not in scope.bindings:
         scope = scope.parent  # type: ignore[assignment]
     if scope is None:
         return [None]
-    finder = _Assignments(name, scope.node)
-    scope.node.visit(finder)
-    return finder.values or [None]
+    key = ("assigned", id(scope.node), name)
+    values = ctx.memo.get(key)
+    if values is None:
+        finder = _Assignments(name, scope.node)
+        scope.node.visit(finder)
+        values = ctx.memo[key] = finder.values or [None]
+    return values  # type: ignore[return-value]
 
 
 def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression) -> Optional[str]:
     """PARAMS or OPTIMIZER for an expression built by a Layer/optimizer constructor, else None."""
     if isinstance(node, cst.Name):
-        kinds = {_kind_of_object(ctx, scope, v) if v is not None else None for v in _assigned(scope, node.value)}
+        kinds = {_kind_of_object(ctx, scope, v) if v is not None else None for v in _assigned(ctx, scope, node.value)}
         return kinds.pop() if len(kinds) == 1 else None
     if not isinstance(node, cst.Call):
         return None
@@ -113,7 +118,7 @@ def _state_dict_kind(ctx: Context, scope: Scope, node: cst.BaseExpression, depth
         return _kind_of_object(ctx, scope, node.func.value)
     if isinstance(node, cst.Name) and depth < 3:
         kinds = {_state_dict_kind(ctx, scope, v, depth + 1) if v is not None else None
-                 for v in _assigned(scope, node.value)}
+                 for v in _assigned(ctx, scope, node.value)}
         return kinds.pop() if len(kinds) == 1 else None
     return None
 
