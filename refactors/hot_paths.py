@@ -7,6 +7,9 @@ the scope analysis has already marked the nodes on the path to a use site ("hot"
 entered, in source order, and a node is rebuilt only when one of its children came back different.
 The transformer sees the same calls, in the same order, as it would for the hot nodes under
 `node.visit`, which is what makes the two interchangeable (tests/test_hot_paths.py).
+
+Passes over a few nodes (the import tidy, a transformer wrapping some calls) build their own hot
+sets with `statement_paths` or `paths_to`; `descendants` is the cheap read-only walk.
 """
 from __future__ import annotations
 
