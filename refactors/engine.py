@@ -19,7 +19,7 @@ from api_mapping import ApiEntry, Table
 from refactors import findings as F
 from refactors.findings import Finding
 from refactors.hot_paths import rebuild
-from refactors.positions import Recorded, frontier, layout
+from refactors.positions import Recorded, layout
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
 
 LEGACY_ROOT = "paddle.fluid"
@@ -83,7 +83,9 @@ class Context:
     class_edits: Dict[int, List[Callable[[cst.ClassDef], cst.ClassDef]]] = field(default_factory=dict)
     imports: Set[str] = field(default_factory=set)  # standard-library modules the emitted code uses
     new_names: Set[str] = field(default_factory=set)  # names introduced by rewrites (see `fresh_name`)
-    original_code: Optional[str] = None  # the input module's code, generated once for the positions
+    source: Optional[str] = None  # the module's text, when the caller has it
+    tree: Optional[ast.Module] = None  # CPython's parse of `source`, when the caller has it
+    reproduces: Optional[bool] = None  # libcst gives `source` back byte for byte (refactors.positions)
     recorded: Dict[int, Recorded] = field(default_factory=dict)  # text of cold subtrees (refactors.codegen)
     memo: Dict[object, object] = field(default_factory=dict)  # what a transformer learnt about this module
 
@@ -226,9 +228,9 @@ class Upgrader(cst.CSTTransformer):
     def __init__(self, ctx: Context, steps: Sequence[ModuleType]) -> None:
         super().__init__()
         self.ctx = ctx
-        generated = layout(ctx.module, [ref.node for ref in ctx.resolver.references.values()],
-                           frontier(ctx.module, ctx.resolver.hot))
-        self._positions, ctx.original_code, ctx.recorded = generated.positions, generated.code, generated.recorded
+        generated = layout(ctx.module, [ref.node for ref in ctx.resolver.references.values()], ctx.resolver.hot,
+                           ctx.source if ctx.source is not None else ctx.module.code, ctx.tree)
+        self._positions, ctx.reproduces, ctx.recorded = generated.positions, generated.reproduces, generated.recorded
         self._callees: Set[int] = set()
         self._sites: Dict[int, Site] = {}
         self._hooks = {kind: [getattr(s, kind) for s in steps if hasattr(s, kind)]
@@ -401,16 +403,18 @@ class Outcome:
     module: cst.Module
     findings: List[Finding]
     sites: List[Site]
-    original_code: Optional[str] = None  # None when the module was returned untouched
+    reproduces: Optional[bool] = None  # None when the module was returned untouched
     recorded: Dict[int, Recorded] = field(default_factory=dict)
 
 
-def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members) -> Outcome:
-    """Upgrade one parsed module with the given ordered steps."""
+def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members,
+        source: Optional[str] = None, tree: Optional[ast.Module] = None) -> Outcome:
+    """Upgrade one parsed module with the given ordered steps. `source` is the text it was parsed
+    from and `tree` CPython's parse of it, when the caller has them (they save generating code)."""
     resolver = analyse(module, star_members)
     if not resolver.imports:
         return Outcome(module, [], [])
     ctx = Context(table=table, module=module, resolver=resolver,
-                  enabled=tuple(getattr(s, "NAME") for s in steps))
+                  enabled=tuple(getattr(s, "NAME") for s in steps), source=source, tree=tree)
     new = rebuild(module, Upgrader(ctx, steps), resolver.hot)
-    return Outcome(new, ctx.findings, ctx.sites, ctx.original_code, ctx.recorded)
+    return Outcome(new, ctx.findings, ctx.sites, ctx.reproduces, ctx.recorded)

@@ -2,7 +2,7 @@
 
 - Line and column of the use sites. libcst's PositionProvider records a range for every node and
   costs several times a code generation on real files; findings need positions only for use sites.
-- The module's code, which the caller compares with the input to prove libcst's round trip.
+- Whether libcst gives the input back byte for byte: the upgrade never writes a file it does not.
 - The text of every cold subtree next to a hot path (see `frontier`), so that generating the
   upgraded module can copy it instead of generating it again (`refactors.codegen`).
 
@@ -10,10 +10,11 @@ Lines are counted by "\n" (LF and CRLF text; old-Mac lone "\r" files would repor
 """
 from __future__ import annotations
 
+import ast
 import inspect
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Collection, Dict, Iterable, Set, Tuple
+from typing import Collection, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -26,7 +27,7 @@ Recorded = Tuple[str, Tuple[str, ...]]  # a subtree's text, and the indentation 
 @dataclass
 class Layout:
     positions: Dict[int, Tuple[int, int]]  # id(node) -> (line, column), both 1-based
-    code: str
+    reproduces: bool  # libcst gives the input back byte for byte (what it generated equals the input)
     recorded: Dict[int, Recorded] = field(default_factory=dict)  # id(frontier node) -> its text
 
 
@@ -51,29 +52,93 @@ class _MarkingState(CodegenState):
             self.ends[key] = len(self.tokens)
 
 
-def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], frontier: Collection[int] = ()) -> Layout:
-    """Positions of `nodes`, the module's code, and the text of each node of `frontier` (ids)."""
+def _generate(module: cst.Module, node: cst.CSTNode, wanted: Set[int], frontier: Set[int], first_line: int,
+              positions: Dict[int, Tuple[int, int]], recorded: Dict[int, Recorded]) -> str:
+    """Generate `node` (the module, or one of its statements, whose text starts a line), adding the
+    positions of the `wanted` nodes in it and the texts of its `frontier` nodes; returns its code."""
     state = _MarkingState(default_indent=module.default_indent, default_newline=module.default_newline,
-                          wanted={id(n) for n in nodes}, frontier=set(frontier))
-    module._codegen(state)
+                          wanted=wanted, frontier=frontier)
+    node._codegen(state)
     # Offsets from a C-level prefix sum; lines and columns from str.count/rfind, also in C.
     code = "".join(state.tokens)
     starts = [0, *accumulate(map(len, state.tokens))]
-    positions: Dict[int, Tuple[int, int]] = {}
-    line, counted = 1, 0
+    line, counted = first_line, 0
     for key, index in sorted(state.marks.items(), key=lambda kv: kv[1]):
         offset = starts[index]
         line += code.count("\n", counted, offset)
         counted = offset
         positions[key] = (line, offset - code.rfind("\n", 0, offset))
-    recorded = {}
     count = len(state.tokens)
     for key, (begin, indent) in state.starts.items():
         end = state.ends[key]
         # A module without a final newline drops its last token (a newline) after generating it.
         popped = module.default_newline if end > count else ""
         recorded[key] = (code[starts[begin]:starts[min(end, count)]] + popped, indent)
-    return Layout(positions, code, recorded)
+    return code
+
+
+def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], hot: Collection[int], source: str,
+           tree: Optional[ast.Module] = None) -> Layout:
+    """Positions of `nodes`, whether libcst reproduces `source` (the module's text), and the text of
+    each cold subtree next to the `hot` paths (ids; see `frontier`).
+
+    With `tree`, CPython's own parse of `source`, only the hot top-level statements are generated:
+    every other one is recorded as its lines of `source`, found through the tree's line numbers, so
+    its round trip holds by construction. Otherwise (or when the tree and the module do not line up)
+    the whole module is generated once.
+    """
+    wanted, marked = {id(n) for n in nodes}, frontier(module, hot)
+    positions: Dict[int, Tuple[int, int]] = {}
+    recorded: Dict[int, Recorded] = {}
+    spans = _statement_spans(module, source, tree) if tree is not None else None
+    if spans is None:
+        code = _generate(module, module, wanted, marked, 1, positions, recorded)
+        return Layout(positions, code == source, recorded)
+    header, statements = spans
+    reproduces = "".join(module.code_for_node(line) for line in module.header) == header
+    for stmt, (first_line, text) in zip(module.body, statements):
+        if id(stmt) not in hot:  # cold: not even generated
+            recorded[id(stmt)] = (text, ())
+        elif _generate(module, stmt, wanted, marked, first_line, positions, recorded) != text:
+            reproduces = False
+    return Layout(positions, reproduces, recorded)
+
+
+def _line_offsets(source: str) -> List[int]:
+    offsets, at = [0], source.find("\n")
+    while at != -1:
+        offsets.append(at + 1)
+        at = source.find("\n", at + 1)
+    return offsets
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    decorators = getattr(stmt, "decorator_list", None)
+    return min([stmt.lineno, *(d.lineno for d in decorators)]) if decorators else stmt.lineno
+
+
+def _statement_spans(module: cst.Module, source: str,
+                     tree: ast.Module) -> Optional[Tuple[str, List[Tuple[int, str]]]]:
+    """The header's text, and each top-level statement's first line and text (leading comment and
+    blank lines included, as libcst counts them), cut from `source` at the lines CPython gives; None
+    when that is not safe: lone CRs (CPython and libcst would count lines differently), a footer or a
+    missing final newline (the last statement's end is libcst's business), or a count mismatch."""
+    if module.footer or not module.has_trailing_newline or not module.body \
+            or source.count("\r") != source.count("\r\n"):
+        return None
+    offsets = _line_offsets(source)
+    starts: List[int] = []
+    index = 0
+    for stmt in module.body:
+        if index >= len(tree.body):
+            return None
+        starts.append(_first_line(tree.body[index]) - len(stmt.leading_lines))
+        index += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    if index != len(tree.body) or starts[0] < 1 or any(b <= a for a, b in zip(starts, starts[1:])) \
+            or starts[-1] > len(offsets):
+        return None
+    cuts = [offsets[line - 1] for line in starts] + [len(source)]
+    return source[:cuts[0]], [(line, source[a:b]) for line, a, b in zip(starts, cuts, cuts[1:])]
 
 
 # -- which subtrees to record ---------------------------------------------------------------------

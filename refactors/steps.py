@@ -5,6 +5,7 @@ made of a use site. All API knowledge comes from `api_mapping`.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -56,7 +57,7 @@ class Result:
     findings: List[Finding]
     sites: List[engine.Site]
     unchanged: bool  # the input module was returned as it was (no paddle import)
-    original_code: Optional[str] = None  # the input module's code as libcst reproduces it, when generated
+    reproduces: Optional[bool] = None  # libcst gives the input back byte for byte (None: module untouched)
     recorded: Dict[int, Recorded] = field(default_factory=dict, repr=False)  # see refactors.codegen
 
     @cached_property
@@ -82,13 +83,17 @@ def select(names: Optional[Sequence[str]] = None):
     return tuple(step for step in PIPELINE if step.NAME in names)
 
 
-def upgrade_module(module: cst.Module, names: Optional[Sequence[str]] = None) -> Tuple[cst.Module, Result]:
-    outcome = engine.run(module, table(), select(names), star_members)
+def upgrade_module(module: cst.Module, names: Optional[Sequence[str]] = None, source: Optional[str] = None,
+                   tree: Optional[ast.Module] = None) -> Tuple[cst.Module, Result]:
+    """Upgrade a parsed module. `source`, the text it was parsed from, and `tree`, CPython's parse of
+    that text, are optional; with both, only the top-level statements the upgrade concerns are
+    generated (refactors.positions)."""
+    outcome = engine.run(module, table(), select(names), star_members, source, tree)
     return outcome.module, Result(outcome.module, outcome.findings, outcome.sites, outcome.module is module,
-                                  outcome.original_code, outcome.recorded)
+                                  outcome.reproduces, outcome.recorded)
 
 
 def upgrade_code(source: str, names: Optional[Sequence[str]] = None) -> Result:
     """Upgrade Python 3 source text; raises libcst.ParserSyntaxError when it does not parse."""
-    _, result = upgrade_module(cst.parse_module(source), names)
+    _, result = upgrade_module(cst.parse_module(source), names, source)
     return result

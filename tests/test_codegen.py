@@ -1,6 +1,7 @@
 """Generating the upgraded module by copying recorded text gives exactly libcst's own code generation."""
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import libcst as cst
@@ -8,7 +9,7 @@ import pytest
 
 import refactors
 from refactors import codegen
-from refactors.positions import frontier, layout
+from refactors.positions import _statement_spans, layout
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INPUTS = sorted(p for step in refactors.NAMES for p in (FIXTURES / step).glob("*.in.py")) + \
@@ -47,7 +48,7 @@ def test_the_text_of_cold_subtrees_is_recorded_at_their_indentation() -> None:
     func = module.body[0]
     second = func.body.body[1]
     hot = {id(module), id(func), id(func.body), id(second)}
-    recorded = layout(module, [], frontier(module, hot)).recorded
+    recorded = layout(module, [], hot, module.code).recorded
     first = func.body.body[0]
     assert recorded[id(first)] == ("    a = 1\n", ("    ",))
     assert id(second) not in recorded  # hot: entered, not copied
@@ -55,3 +56,55 @@ def test_the_text_of_cold_subtrees_is_recorded_at_their_indentation() -> None:
     assign = second.body[0]
     assert id(assign) not in recorded and recorded[id(assign.value)] == ("g(2)", ("    ",))
     assert codegen.code(module, recorded) == module.code
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_cutting_cold_statements_from_the_source_changes_nothing(path: Path) -> None:
+    """With CPython's tree, cold top-level statements are taken from the source, not generated: the
+    output, the findings and their positions are those of generating the whole module."""
+    source = path.read_text()
+    whole = refactors.upgrade_code(source)
+    _, cut = refactors.upgrade_module(cst.parse_module(source), None, source, ast.parse(source))
+    assert (cut.code, cut.findings, cut.reproduces) == (whole.code, whole.findings, whole.reproduces)
+    assert [(s.line, s.col) for s in cut.sites] == [(s.line, s.col) for s in whole.sites]
+
+
+ODD = '''\
+import paddle.fluid as fluid
+x = [1,\t2]   # a tab inside brackets, kept byte for byte
+# a comment before a hot statement
+
+@decorate
+def f(v):
+    return fluid.layers.relu(v)
+y = ( 3 )
+'''
+
+
+def test_a_cold_statement_is_its_source_and_a_hot_one_is_checked() -> None:
+    module = cst.parse_module(ODD)
+    _, result = refactors.upgrade_module(module, None, ODD, ast.parse(ODD))
+    assert result.reproduces is True
+    cold = [text for key, (text, indent) in result.recorded.items() if key == id(module.body[1])]
+    assert cold == ["x = [1,\t2]   # a tab inside brackets, kept byte for byte\n"]
+    assert result.code.splitlines()[1:] == ODD.replace("fluid.layers.relu", "paddle.nn.functional.relu") \
+        .splitlines()[1:]
+    [site] = result.sites
+    assert (site.line, site.col) == (7, 12)
+
+
+@pytest.mark.parametrize("source", ["import paddle.fluid as fluid\ny = fluid.layers.relu(x)",  # no final newline
+                                    "import paddle.fluid as fluid\ny = fluid.layers.relu(x)\n# a footer\n"])
+def test_where_cutting_is_not_safe_the_whole_module_is_generated(source: str) -> None:
+    _, cut = refactors.upgrade_module(cst.parse_module(source), None, source, ast.parse(source))
+    assert cut.reproduces is True
+    assert cut.code == refactors.upgrade_code(source).code
+    assert _statement_spans(cst.parse_module(source), source, ast.parse(source)) is None
+
+
+def test_statement_spans_follow_cpython_lines_and_libcst_leading_lines() -> None:
+    header, spans = _statement_spans(cst.parse_module(ODD), ODD, ast.parse(ODD))
+    assert header == ""
+    assert [line for line, _ in spans] == [1, 2, 3, 8]
+    assert "".join(text for _, text in spans) == ODD
+    assert spans[2][1].startswith("# a comment before a hot statement\n\n@decorate\n")

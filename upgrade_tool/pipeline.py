@@ -55,18 +55,23 @@ class TextOutcome:
 
 
 def syntax_error(text: str) -> Optional[SyntaxError]:
-    """CPython's own verdict on the text; None when it parses.
+    """CPython's own verdict on the text; None when it parses."""
+    return parse(text)[1]
+
+
+def parse(text: str) -> Tuple[Optional[ast.Module], Optional[SyntaxError]]:
+    """CPython's parse of the text, or its syntax error.
 
     This runs before libcst on purpose: libcst's native parser can crash the process (stack
-    overflow) on pathological nesting that CPython rejects cleanly.
+    overflow) on pathological nesting that CPython rejects cleanly. The tree's line numbers then
+    spare generating the statements the upgrade does not touch (refactors.positions).
     """
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences etc. are not our business
-            ast.parse(text)
-        return None
+            return ast.parse(text), None
     except SyntaxError as exc:
-        return exc
+        return None, exc
     except (RecursionError, MemoryError):
         raise FileFailure("too deeply nested to parse safely") from None
     except ValueError as exc:  # e.g. NUL bytes, already refused by source_io
@@ -163,7 +168,7 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None) -> TextOutcom
     """
     if PADDLE_MARK not in text:
         return TextOutcome(text)
-    error = syntax_error(text)
+    tree, error = parse(text)
     work = text
     fixers: Optional[Tuple[str, ...]] = None
     if error is not None:
@@ -178,18 +183,19 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None) -> TextOutcom
         if not converted.fixers or syntax_error(converted.text) is not None:
             raise FileFailure(_describe(error), error.lineno or 1)
         work, fixers = converted.text, converted.fixers
+        tree = None  # of the original text, whose lines the converted one no longer has
 
     body, tail = split_tail(work)
     original_body = body
     try:
-        result = _upgrade_body(body, names)
+        result = _upgrade_body(body, names, tree)
         tab_line = 0
     except _LibcstMismatch:
         body, tab_line = expand_tab_indents(body)
         if not tab_line:
             raise
         try:
-            result = _upgrade_body(body, names)
+            result = _upgrade_body(body, names, None)
         except _LibcstMismatch:
             raise FileFailure(f"libcst cannot parse this file's indentation (tabs mixed with spaces from "
                               f"line {tab_line})", tab_line) from None
@@ -225,7 +231,7 @@ class _LibcstMismatch(FileFailure):
     """libcst cannot parse the text, or cannot give it back byte for byte (e.g. some tab/space mixes)."""
 
 
-def _upgrade_body(text: str, names: Optional[Sequence[str]]) -> "refactors.Result":
+def _upgrade_body(text: str, names: Optional[Sequence[str]], tree: Optional[ast.Module]) -> "refactors.Result":
     import libcst as cst  # here, not at the top: the CLI's main process never parses (see refactors/__init__)
 
     try:
@@ -235,14 +241,14 @@ def _upgrade_body(text: str, names: Optional[Sequence[str]]) -> "refactors.Resul
     except (RecursionError, MemoryError):
         raise FileFailure("too deeply nested to parse safely") from None
     try:
-        _, result = refactors.upgrade_module(module, names or None)
+        _, result = refactors.upgrade_module(module, names or None, text, tree)
     except RecursionError:
         raise FileFailure("too deeply nested to upgrade safely") from None
     except Exception as exc:  # a refactor bug must cost one file, never the run
         raise FileFailure(f"internal error in the refactors: {type(exc).__name__}: {exc}") from exc
-    # Never write what libcst could not reproduce byte for byte. The check reuses the code the engine
-    # generated to locate use sites; a module returned untouched is not written at all.
-    if result.original_code is not None and result.original_code != text:
+    # Never write what libcst could not reproduce byte for byte (checked on the code the engine
+    # generated to locate use sites); a module returned untouched is not written at all.
+    if result.reproduces is False:
         raise _LibcstMismatch("libcst cannot reproduce this file byte for byte; left untouched")
     return result
 
