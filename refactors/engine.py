@@ -300,8 +300,9 @@ class Upgrader(cst.CSTTransformer):
             b.uses += 1
             b.left += 1
         line, col = self._positions[id(ref.node)]
-        self.ctx.report(None, F.NEEDS_REVIEW, "warning",
-                        f"`{head}` is bound both by a paddle import and otherwise here; left as written", False,
+        apis = ", ".join(sorted({b.qualname for b in ref.bindings}))
+        how = "both by a paddle import and otherwise" if ref.mixed else f"by imports of different paddle APIs ({apis})"
+        self.ctx.report(None, F.NEEDS_REVIEW, "warning", f"`{head}` is bound {how} here; left as written", False,
                         line=line, col=col)
 
     def _match_entry(self, site: Site) -> None:
