@@ -10,6 +10,7 @@ Ctrl-C/SIGTERM (every file is then original or fully upgraded, and the backup is
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from typing import List, Optional, Sequence, Tuple
@@ -328,6 +329,9 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
             guard.check()
         except Interrupted as exc:
             interrupted = exc
+        except BrokenPipeError:  # the diff's reader went away (`| head`): stop, as Unix tools do on SIGPIPE
+            _detach_stdout()
+            interrupted = Interrupted(signal.SIGPIPE)
         finally:
             stream.close()  # stops the worker pool now, not whenever the generator is collected
             if run is not None:
@@ -343,6 +347,13 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
     if summary.failed or (session.check and summary.changed):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _detach_stdout() -> None:
+    """Point stdout at /dev/null, so that nothing later (a flush at exit) writes to the closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _keep(tally: report.Tally, json_out: Optional[report.JsonReport], result: runner.FileResult, log) -> None:
