@@ -10,7 +10,8 @@ Two registries:
 
 One module per area: `layers` (functional layers), `dygraph_nn` (layer classes), `optimizers`
 (optimizers and learning-rate decays), `checkpoint` (save/load), `static` (executor, programs,
-persistence), `execution` (guards and modes), `custom_ops` (`load_op_library`), `initializers`.
+persistence), `execution` (guards and modes), `custom_ops` (`load_op_library`), `initializers`,
+`sequence_lod` (LoD sequence layers whose 1.8 operator is gone, composed from registered ones).
 """
 from __future__ import annotations
 
