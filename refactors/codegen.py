@@ -15,8 +15,10 @@ from typing import Any, Dict, Mapping, Tuple
 
 import libcst as cst
 
-from refactors.positions import Recorded
 from refactors.scopes import child_fields
+
+
+Recorded = Tuple[str, Tuple[str, ...]]  # a subtree's text, and the indentation it was generated at
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ def _raw_copy(node: cst.CSTNode, changes: Dict[str, Any]) -> cst.CSTNode:
     return copy
 
 
-def _with_copies(node: cst.CSTNode, recorded: Mapping[int, Recorded]) -> cst.CSTNode:
+def with_copies(node: cst.CSTNode, recorded: Mapping[int, Recorded]) -> cst.CSTNode:
     text = recorded.get(id(node))
     if text is not None:
         return _Copied(node, *text)
@@ -65,11 +67,11 @@ def _with_copies(node: cst.CSTNode, recorded: Mapping[int, Recorded]) -> cst.CST
     for name in child_fields(type(node)):
         value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
-            new = _with_copies(value, recorded)
+            new = with_copies(value, recorded)
             if new is not value:
                 changes[name] = new
         elif isinstance(value, (tuple, list)) and value:
-            items = tuple(_with_copies(v, recorded) if isinstance(v, cst.CSTNode) else v for v in value)
+            items = tuple(with_copies(v, recorded) if isinstance(v, cst.CSTNode) else v for v in value)
             if any(a is not b for a, b in zip(items, value)):
                 changes[name] = items
     return _raw_copy(node, changes) if changes else node
@@ -79,4 +81,4 @@ def code(module: cst.Module, recorded: Mapping[int, Recorded]) -> str:
     """`module.code`, with the recorded text of original subtrees copied where they are unchanged."""
     if not recorded:
         return module.code
-    return module.code_for_node(_with_copies(module, recorded))
+    return module.code_for_node(with_copies(module, recorded))

@@ -19,7 +19,8 @@ from api_mapping import ApiEntry, Table
 from refactors import findings as F
 from refactors.findings import Finding
 from refactors.hot_paths import rebuild
-from refactors.positions import Recorded, layout
+from refactors.codegen import Recorded
+from refactors.positions import layout
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
 
 LEGACY_ROOT = "paddle.fluid"

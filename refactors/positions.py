@@ -14,14 +14,14 @@ import ast
 import inspect
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Collection, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Collection, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from refactors.codegen import Recorded, with_copies
 from refactors.scopes import child_fields
 
-Recorded = Tuple[str, Tuple[str, ...]]  # a subtree's text, and the indentation it was generated at
 
 
 @dataclass
@@ -96,9 +96,17 @@ def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], hot: Collection[int
         return Layout(positions, code == source, recorded)
     header, statements = spans
     reproduces = "".join(module.code_for_node(line) for line in module.header) == header
-    for stmt, (first_line, text) in zip(module.body, statements):
+    offsets = _line_offsets(source)
+    for stmt, (first_line, start, end, node) in zip(module.body, statements):
+        text = source[start:end]
         if id(stmt) not in hot:  # cold: not even generated
             recorded[id(stmt)] = (text, ())
+            continue
+        inner: Dict[int, Recorded] = {}
+        _cold_inside(module, stmt, node, end, (), source, offsets, hot, inner)
+        if inner and _generate(module, with_copies(stmt, inner), wanted, marked, first_line, positions,
+                               recorded) == text:
+            recorded.update(inner)
         elif _generate(module, stmt, wanted, marked, first_line, positions, recorded) != text:
             reproduces = False
     return Layout(positions, reproduces, recorded)
@@ -117,28 +125,57 @@ def _first_line(stmt: ast.stmt) -> int:
     return min([stmt.lineno, *(d.lineno for d in decorators)]) if decorators else stmt.lineno
 
 
-def _statement_spans(module: cst.Module, source: str,
-                     tree: ast.Module) -> Optional[Tuple[str, List[Tuple[int, str]]]]:
-    """The header's text, and each top-level statement's first line and text (leading comment and
-    blank lines included, as libcst counts them), cut from `source` at the lines CPython gives; None
-    when that is not safe: lone CRs (CPython and libcst would count lines differently), a footer or a
-    missing final newline (the last statement's end is libcst's business), or a count mismatch."""
+Span = Tuple[int, int, Optional[int], ast.stmt]  # first line, start and end offsets, CPython's node
+
+
+def _cut(statements: Sequence[cst.BaseStatement], nodes: Sequence[ast.stmt], offsets: List[int],
+         end: Optional[int]) -> Optional[List[Span]]:
+    """Where each statement's text (leading comment and blank lines included, as libcst counts them)
+    starts, at the line CPython gives its first token; it ends where the next one starts, the last
+    at `end` (None: unknown). None when libcst's and CPython's statements do not line up."""
+    starts: List[int] = []
+    firsts: List[ast.stmt] = []
+    index = 0
+    for stmt in statements:
+        if index >= len(nodes):
+            return None
+        firsts.append(nodes[index])
+        starts.append(_first_line(nodes[index]) - len(stmt.leading_lines))
+        index += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    if index != len(nodes) or not starts or starts[0] < 1 or starts[-1] > len(offsets) \
+            or any(b <= a for a, b in zip(starts, starts[1:])):
+        return None
+    cuts: List[Optional[int]] = [offsets[line - 1] for line in starts]
+    return [(line, a, b, node) for line, a, b, node in zip(starts, cuts, cuts[1:] + [end], firsts)]  # type: ignore
+
+
+def _statement_spans(module: cst.Module, source: str, tree: ast.Module) -> Optional[Tuple[str, List[Span]]]:
+    """The header's text, and each top-level statement's span in `source`; None when cutting is not
+    safe: lone CRs (CPython and libcst would count lines differently), a footer or a missing final
+    newline (the last statement's end is libcst's business), or statements that do not line up."""
     if module.footer or not module.has_trailing_newline or not module.body \
             or source.count("\r") != source.count("\r\n"):
         return None
-    offsets = _line_offsets(source)
-    starts: List[int] = []
-    index = 0
-    for stmt in module.body:
-        if index >= len(tree.body):
-            return None
-        starts.append(_first_line(tree.body[index]) - len(stmt.leading_lines))
-        index += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-    if index != len(tree.body) or starts[0] < 1 or any(b <= a for a, b in zip(starts, starts[1:])) \
-            or starts[-1] > len(offsets):
-        return None
-    cuts = [offsets[line - 1] for line in starts] + [len(source)]
-    return source[:cuts[0]], [(line, source[a:b]) for line, a, b in zip(starts, cuts, cuts[1:])]
+    spans = _cut(module.body, tree.body, _line_offsets(source), len(source))
+    return None if spans is None else (source[:spans[0][1]], spans)
+
+
+def _cold_inside(module: cst.Module, stmt: cst.BaseStatement, node: ast.stmt, end: Optional[int],
+                 indent: Tuple[str, ...], source: str, offsets: List[int], hot: Collection[int],
+                 out: Dict[int, Recorded]) -> None:
+    """Record, as their lines of `source`, the cold statements in the bodies of a hot class or
+    function and of the hot classes and functions in it; `end` is where the statement's text ends."""
+    body = getattr(stmt, "body", None)
+    if not isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) or not isinstance(body, cst.IndentedBlock) \
+            or not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return
+    inner = indent + (body.indent if body.indent is not None else module.default_indent,)
+    spans = _cut(body.body, node.body, offsets, None if body.footer else end)
+    for child, (_, start, stop, child_node) in zip(body.body, spans or ()):
+        if id(child) in hot:
+            _cold_inside(module, child, child_node, stop, inner, source, offsets, hot, out)
+        elif stop is not None:
+            out[id(child)] = (source[start:stop], inner)
 
 
 # -- which subtrees to record ---------------------------------------------------------------------

@@ -17,7 +17,7 @@ from refactors import (args_to_kwargs, api_rename, codegen, engine, norm_api_ali
                        refactor_kwargs, refactor_with)
 from refactors import NAMES
 from refactors.findings import Finding
-from refactors.positions import Recorded
+from refactors.codegen import Recorded
 from refactors.transformers import REGISTRY
 
 PIPELINE = (refactor_import, norm_api_alias, args_to_kwargs, refactor_kwargs, api_rename, refactor_with,

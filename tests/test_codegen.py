@@ -105,6 +105,36 @@ def test_where_cutting_is_not_safe_the_whole_module_is_generated(source: str) ->
 def test_statement_spans_follow_cpython_lines_and_libcst_leading_lines() -> None:
     header, spans = _statement_spans(cst.parse_module(ODD), ODD, ast.parse(ODD))
     assert header == ""
-    assert [line for line, _ in spans] == [1, 2, 3, 8]
-    assert "".join(text for _, text in spans) == ODD
-    assert spans[2][1].startswith("# a comment before a hot statement\n\n@decorate\n")
+    assert [line for line, *_ in spans] == [1, 2, 3, 8]
+    texts = [ODD[start:end] for _, start, end, _ in spans]
+    assert "".join(texts) == ODD
+    assert texts[2].startswith("# a comment before a hot statement\n\n@decorate\n")
+
+
+NESTED = '''\
+import paddle.fluid as fluid
+
+
+class Net(fluid.dygraph.Layer):
+    def helper(self, v):
+        return [v,\t1]   # cold: cut from the source
+
+    @staticmethod
+    def forward(x):
+        return fluid.layers.relu(x)
+
+    def tail(self):
+        pass
+'''
+
+
+def test_cold_methods_of_a_hot_class_are_cut_from_the_source_too() -> None:
+    module = cst.parse_module(NESTED)
+    _, result = refactors.upgrade_module(module, None, NESTED, ast.parse(NESTED))
+    methods = module.body[1].body.body
+    assert result.recorded[id(methods[0])] == ("    def helper(self, v):\n        return [v,\t1]   # cold: cut from "
+                                               "the source\n", ("    ",))
+    assert result.recorded[id(methods[2])][0] == "\n    def tail(self):\n        pass\n"
+    assert result.reproduces is True
+    assert result.code == refactors.upgrade_code(NESTED).code
+    assert [(s.line, s.col) for s in result.sites] == [(4, 11), (10, 16)]
