@@ -1,8 +1,10 @@
-"""One code generation of the input module, and what the upgrade needs from it.
+"""At most one code generation of the input module, and what the upgrade needs from it.
 
 - Line and column of the use sites. libcst's PositionProvider records a range for every node and
   costs several times a code generation on real files; findings need positions only for use sites.
 - Whether libcst gives the input back byte for byte: the upgrade never writes a file it does not.
+  With CPython's parse of the file at hand, statements without a use site are not generated at all:
+  their text is cut from the source (see `layout`).
 - The text of every cold subtree next to a hot path (see `frontier`), so that generating the
   upgraded module can copy it instead of generating it again (`refactors.codegen`).
 
@@ -82,21 +84,22 @@ def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], hot: Collection[int
     """Positions of `nodes`, whether libcst reproduces `source` (the module's text), and the text of
     each cold subtree next to the `hot` paths (ids; see `frontier`).
 
-    With `tree`, CPython's own parse of `source`, only the hot top-level statements are generated:
-    every other one is recorded as its lines of `source`, found through the tree's line numbers, so
-    its round trip holds by construction. Otherwise (or when the tree and the module do not line up)
-    the whole module is generated once.
+    With `tree`, CPython's own parse of `source`, only the statements that hold a wanted node are
+    generated: every cold statement, at the top level or in the body of a hot class or function, is
+    recorded as its lines of `source`, found through the tree's line numbers (its round trip holds by
+    construction), and each hot top-level statement's text is compared with its lines. Otherwise (or
+    when the tree and the module do not line up) the whole module is generated once.
     """
     wanted, marked = {id(n) for n in nodes}, frontier(module, hot)
     positions: Dict[int, Tuple[int, int]] = {}
     recorded: Dict[int, Recorded] = {}
-    spans = _statement_spans(module, source, tree) if tree is not None else None
+    offsets = _line_offsets(source)
+    spans = _statement_spans(module, source, tree, offsets) if tree is not None else None
     if spans is None:
         code = _generate(module, module, wanted, marked, 1, positions, recorded)
         return Layout(positions, code == source, recorded)
     header, statements = spans
     reproduces = "".join(module.code_for_node(line) for line in module.header) == header
-    offsets = _line_offsets(source)
     for stmt, (first_line, start, end, node) in zip(module.body, statements):
         text = source[start:end]
         if id(stmt) not in hot:  # cold: not even generated
@@ -149,14 +152,15 @@ def _cut(statements: Sequence[cst.BaseStatement], nodes: Sequence[ast.stmt], off
     return [(line, a, b, node) for line, a, b, node in zip(starts, cuts, cuts[1:] + [end], firsts)]  # type: ignore
 
 
-def _statement_spans(module: cst.Module, source: str, tree: ast.Module) -> Optional[Tuple[str, List[Span]]]:
+def _statement_spans(module: cst.Module, source: str, tree: ast.Module,
+                     offsets: List[int]) -> Optional[Tuple[str, List[Span]]]:
     """The header's text, and each top-level statement's span in `source`; None when cutting is not
     safe: lone CRs (CPython and libcst would count lines differently), a footer or a missing final
     newline (the last statement's end is libcst's business), or statements that do not line up."""
     if module.footer or not module.has_trailing_newline or not module.body \
             or source.count("\r") != source.count("\r\n"):
         return None
-    spans = _cut(module.body, tree.body, _line_offsets(source), len(source))
+    spans = _cut(module.body, tree.body, offsets, len(source))
     return None if spans is None else (source[:spans[0][1]], spans)
 
 

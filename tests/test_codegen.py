@@ -9,7 +9,7 @@ import pytest
 
 import refactors
 from refactors import codegen
-from refactors.positions import _statement_spans, layout
+from refactors.positions import _line_offsets, _statement_spans, layout
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INPUTS = sorted(p for step in refactors.NAMES for p in (FIXTURES / step).glob("*.in.py")) + \
@@ -99,11 +99,11 @@ def test_where_cutting_is_not_safe_the_whole_module_is_generated(source: str) ->
     _, cut = refactors.upgrade_module(cst.parse_module(source), None, source, ast.parse(source))
     assert cut.reproduces is True
     assert cut.code == refactors.upgrade_code(source).code
-    assert _statement_spans(cst.parse_module(source), source, ast.parse(source)) is None
+    assert _statement_spans(cst.parse_module(source), source, ast.parse(source), _line_offsets(source)) is None
 
 
 def test_statement_spans_follow_cpython_lines_and_libcst_leading_lines() -> None:
-    header, spans = _statement_spans(cst.parse_module(ODD), ODD, ast.parse(ODD))
+    header, spans = _statement_spans(cst.parse_module(ODD), ODD, ast.parse(ODD), _line_offsets(ODD))
     assert header == ""
     assert [line for line, *_ in spans] == [1, 2, 3, 8]
     texts = [ODD[start:end] for _, start, end, _ in spans]
