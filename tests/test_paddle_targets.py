@@ -111,8 +111,12 @@ def test_resolve_follows_attributes_like_emitted_code():
 HEADER = "import paddle.fluid as fluid\n"
 
 
-def _run(legacy: str, mode: str, **inputs):
-    """Upgrade `y = ...` written against 1.8, run it on the installed Paddle, return y as NumPy."""
+def _run(legacy: str, mode: str, unknown_batch: bool = False, **inputs):
+    """Upgrade `y = ...` written against 1.8, run it on the installed Paddle, return y as NumPy.
+
+    In static mode the inputs are declared with their shapes, or with -1 as the first dimension when
+    `unknown_batch` (so that the program must read the batch size when it runs). `y` may be a tuple.
+    """
     from refactors import upgrade_code
 
     code = upgrade_code(HEADER + legacy).code
@@ -120,16 +124,20 @@ def _run(legacy: str, mode: str, **inputs):
     if mode == "dynamic":
         namespace = {k: paddle.to_tensor(v) for k, v in inputs.items()}
         exec(compile(code, "<upgraded>", "exec"), namespace)
-        return namespace["y"].numpy()
+        y = namespace["y"]
+        return tuple(t.numpy() for t in y) if isinstance(y, tuple) else y.numpy()
     paddle.enable_static()
     try:
         main, startup = paddle.static.Program(), paddle.static.Program()
         with paddle.static.program_guard(main, startup):
-            namespace = {k: paddle.static.data(k, list(v.shape), str(v.dtype)) for k, v in inputs.items()}
+            namespace = {k: paddle.static.data(k, [-1] * unknown_batch + list(v.shape)[unknown_batch:], str(v.dtype))
+                         for k, v in inputs.items()}
             exec(compile(code, "<upgraded>", "exec"), namespace)
         exe = paddle.static.Executor(paddle.CPUPlace())
         exe.run(startup)
-        return exe.run(main, feed=inputs, fetch_list=[namespace["y"]])[0]
+        y = namespace["y"]
+        fetched = exe.run(main, feed=inputs, fetch_list=list(y) if isinstance(y, tuple) else [y])
+        return tuple(fetched) if isinstance(y, tuple) else fetched[0]
     finally:
         paddle.disable_static()
 
@@ -251,3 +259,94 @@ def test_msra_normal_draws_the_1_8_distribution():
     assert weights.std() == pytest.approx(np.sqrt(2 / 400), rel=0.02)
     assert abs(weights.mean()) < 1e-3
     assert np.abs(weights).max() > np.sqrt(6 / 400)  # beyond the uniform variant's limit
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_fill_constant_batch_size_like_takes_the_batch_when_run(mode):
+    """Op fill_constant_batch_size_like (`layers/tensor.py:752`): shape[output_dim_idx] = input.shape[input_dim_idx]."""
+    import numpy as np
+
+    x = np.zeros((4, 5), "float32")
+    got = _run("y = fluid.layers.fill_constant_batch_size_like(x, [-1, 3], 'int64', 7)\n", mode, True, x=x)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, np.full((4, 3), 7, "int64"))
+    got = _run("y = fluid.layers.fill_constant_batch_size_like(input=x, shape=[2, -1, 0], dtype='float32', value=0.5, "
+               "input_dim_idx=1, output_dim_idx=1)\n", mode, True, x=x)
+    assert got.shape == (2, 5, 0)
+    got = _run("y = fluid.layers.fill_constant_batch_size_like(input=x, shape=[1], value=1, dtype='float32')\n",
+               mode, True, x=np.zeros((6, 2, 3), "float32"))
+    np.testing.assert_array_equal(got, np.ones(6, "float32"))
+
+
+def _adaptive_pool_1_8(x, out_h, out_w, kind):
+    """Adaptive 2-D pooling of 1.8's ops: bin i spans [floor(i * H / out), ceil((i + 1) * H / out)); the mask is
+    the flat index h * W + w of the maximum in its input plane."""
+    import numpy as np
+
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, out_h, out_w), x.dtype)
+    mask = np.zeros((n, c, out_h, out_w), "int32")
+    for i in range(out_h):
+        h0, h1 = (i * h) // out_h, -((-(i + 1) * h) // out_h)
+        for j in range(out_w):
+            w0, w1 = (j * w) // out_w, -((-(j + 1) * w) // out_w)
+            window = x[:, :, h0:h1, w0:w1].reshape(n, c, -1)
+            out[:, :, i, j] = window.max(-1) if kind == "max" else window.mean(-1)
+            flat = window.argmax(-1)
+            mask[:, :, i, j] = (h0 + flat // (w1 - w0)) * w + w0 + flat % (w1 - w0)
+    return out, mask
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_adaptive_pool2d_gives_1_8_values(mode):
+    import numpy as np
+
+    x = np.random.RandomState(4).randn(2, 3, 5, 7).astype("float32")  # uneven bins: 5 -> 3, 7 -> 4
+    avg, _ = _adaptive_pool_1_8(x, 3, 4, "avg")
+    np.testing.assert_allclose(_run("y = fluid.layers.adaptive_pool2d(x, [3, 4], 'avg')\n", mode, x=x), avg,
+                               rtol=1e-6)
+    top, mask = _adaptive_pool_1_8(x, 3, 4, "max")
+    np.testing.assert_array_equal(_run("y = fluid.layers.adaptive_pool2d(x, (3, 4))\n", mode, x=x), top)
+    got, got_mask = _run("y = tuple(fluid.layers.adaptive_pool2d(x, [3, 4], 'max', True))\n", mode, x=x)
+    np.testing.assert_array_equal(got, top)
+    np.testing.assert_array_equal(got_mask, mask)
+    square, _ = _adaptive_pool_1_8(x, 1, 1, "avg")
+    np.testing.assert_allclose(_run("y = fluid.layers.adaptive_pool2d(x, 1, pool_type='avg')\n", mode, x=x), square,
+                               rtol=1e-5)
+
+
+def _xavier_weights(legacy: str, fan_in: int = 400, fan_out: int = 300):
+    """The weights an upgraded 1.8 initializer gives a Linear layer's [fan_in, fan_out] weight."""
+    from refactors import upgrade_code
+
+    code = upgrade_code(HEADER + f"init = {legacy}\n").code
+    assert "fluid" not in code, code
+    namespace: dict = {}
+    exec(compile(code, "<upgraded>", "exec"), namespace)
+    paddle.seed(5)
+    layer = paddle.nn.Linear(fan_in, fan_out, weight_attr=paddle.ParamAttr(initializer=namespace["init"]))
+    return layer.weight.numpy()
+
+
+@pytest.mark.parametrize("legacy, uniform, fans", [
+    ("fluid.initializer.Xavier()", True, 700),
+    ("fluid.initializer.Xavier(uniform=False)", False, 700),
+    ("fluid.initializer.XavierInitializer(False, 100, 60)", False, 160),
+    ("fluid.initializer.Xavier(fan_out=0)", True, 400),  # 3.x XavierUniform(fan_out=0) is all zeros
+    ("fluid.initializer.Xavier(uniform=False, fan_out=0)", False, 400),
+    ("fluid.initializer.Xavier(False, 0, 50)", False, 50),
+    ("fluid.initializer.Xavier(fan_in=80, fan_out=0)", True, 80),
+])
+def test_xavier_draws_the_1_8_distribution(legacy, uniform, fans):
+    """1.8 Xavier: U(+-sqrt(6 / fans)) (`initializer.py:530`) or N(0, 2 / fans) (`:545`), fans = fan_in + fan_out."""
+    import numpy as np
+
+    weights = _xavier_weights(legacy)
+    assert abs(weights.mean()) < 2e-3
+    if uniform:
+        limit = np.sqrt(6.0 / fans)
+        assert np.abs(weights).max() <= limit and np.abs(weights).max() > 0.99 * limit
+        assert weights.std() == pytest.approx(limit / np.sqrt(3), rel=0.02)
+    else:
+        assert weights.std() == pytest.approx(np.sqrt(2.0 / fans), rel=0.02)
+        assert np.abs(weights).max() > np.sqrt(6.0 / fans)  # untruncated: beyond the uniform variant's bound

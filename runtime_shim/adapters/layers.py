@@ -5,7 +5,7 @@ mode. The SEMANTICS.md entry it implements is named on each.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 from runtime_shim import mode
 from runtime_shim.adapters import adapter, for_transformer
@@ -391,3 +391,68 @@ def prior_box(input: Any, image: Any, min_sizes: Any, max_sizes: Any = None, asp
     return paddle.vision.ops.prior_box(input, image, min_sizes, max_sizes=max_sizes, aspect_ratios=aspect_ratios,
                                        variance=variance, flip=flip, clip=clip, steps=steps, offset=offset,
                                        min_max_aspect_ratios_order=min_max_aspect_ratios_order, name=name)
+
+
+# ------------------------------------------------------------------------------------------------
+# adaptive_pool2d/3d kind, fill_constant_batch_size_like
+
+
+def _adaptive_pool(input: Any, pool_size: Any, pool_type: str, require_index: bool, dims: int) -> Any:
+    import paddle.nn.functional as F
+
+    if pool_type not in ("max", "avg"):
+        raise ValueError(f"Unknown pool_type: '{pool_type}'. It can only be 'max' or 'avg'.")
+    if pool_type == "avg":
+        if require_index:  # 1.8 raises too (layers/nn.py:3760)
+            raise ValueError("invalid setting 'require_index' true when 'pool_type' is 'avg'.")
+        return getattr(F, f"adaptive_avg_pool{dims}d")(input, pool_size)
+    return getattr(F, f"adaptive_max_pool{dims}d")(input, pool_size, return_mask=require_index)
+
+
+@adapter("paddle.fluid.layers.adaptive_pool2d",
+         "paddle.nn.functional.adaptive_max_pool2d/adaptive_avg_pool2d(x, output_size, return_mask)")
+def adaptive_pool2d(input: Any, pool_size: Any, pool_type: str = "max", require_index: bool = False,
+                    name: Optional[str] = None) -> Any:
+    """1.8 `layers.adaptive_pool2d` (`layers/nn.py:3651`): one function for both kinds, NCHW."""
+    return _adaptive_pool(input, pool_size, pool_type, require_index, 2)
+
+
+@adapter("paddle.fluid.layers.adaptive_pool3d",
+         "paddle.nn.functional.adaptive_max_pool3d/adaptive_avg_pool3d(x, output_size, return_mask)")
+def adaptive_pool3d(input: Any, pool_size: Any, pool_type: str = "max", require_index: bool = False,
+                    name: Optional[str] = None) -> Any:
+    """1.8 `layers.adaptive_pool3d` (`layers/nn.py:3794`): as `adaptive_pool2d`, NCDHW."""
+    return _adaptive_pool(input, pool_size, pool_type, require_index, 3)
+
+
+@adapter("paddle.fluid.layers.fill_constant_batch_size_like",
+         "paddle.full(shape with paddle.shape(input)[input_dim_idx] at output_dim_idx, value, dtype)")
+def fill_constant_batch_size_like(input: Any, shape: Sequence[int], dtype: Any, value: float,
+                                  input_dim_idx: int = 0, output_dim_idx: int = 0, force_cpu: bool = False) -> Any:
+    """1.8 `layers.fill_constant_batch_size_like` (`layers/tensor.py:752`).
+
+    The op sets `shape[output_dim_idx]` to `input.shape[input_dim_idx]` when it runs (a LoD input with
+    `input_dim_idx=0` gives its number of sequences). A legacy-IR program gets that op itself, which
+    Paddle 3.3.1 still registers, unless the shape has a 0 (3.3.1's op then fails when fetched, and the
+    result is empty whatever the batch size: `paddle.full` with the input's runtime size gives it). Dygraph
+    has no LoD, so `paddle.full` with the input's size is the same.
+    """
+    import paddle
+    from paddle.base.data_feeder import convert_dtype
+
+    full_shape: List[Any] = list(shape)
+    if mode.in_legacy_static() and 0 in full_shape:
+        full_shape[output_dim_idx] = paddle.shape(input)[input_dim_idx]
+        return paddle.full(full_shape, value, dtype)
+    if mode.in_legacy_static():
+        name = convert_dtype(dtype)
+        var_type = paddle.base.framework.convert_np_dtype_to_dtype_(name)
+        # The attributes 1.8 set (layers/tensor.py:796).
+        attrs = {"shape": list(shape), "dtype": var_type, "value": float(value),
+                 "str_value": str(int(value)) if name in ("int64", "int32") else str(float(value)),
+                 "input_dim_idx": input_dim_idx, "output_dim_idx": output_dim_idx, "force_cpu": force_cpu}
+        out = append_op("fill_constant_batch_size_like", {"Input": input}, attrs, dtype=var_type)
+        out.stop_gradient = True
+        return out
+    full_shape[output_dim_idx] = input.shape[input_dim_idx]
+    return paddle.full(full_shape, value, dtype)
