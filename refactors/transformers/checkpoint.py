@@ -16,6 +16,7 @@ from typing import List, Optional
 
 import libcst as cst
 
+from api_mapping.namespaces import OPTIMIZERS
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.scopes import Scope, dotted
@@ -100,7 +101,7 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression) -> Opt
         entry = ctx.table.lookup(qualname)
         if entry is None:
             return None
-        if entry.name.startswith(emit.OPTIMIZERS):
+        if entry.name.startswith(OPTIMIZERS):
             return OPTIMIZER
         if entry.kind == "class" and (entry.update_to or "").startswith("paddle.nn."):
             return PARAMS

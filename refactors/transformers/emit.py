@@ -9,14 +9,12 @@ from typing import Any, Callable, Optional, Tuple
 
 import libcst as cst
 
+from api_mapping.namespaces import ACTIVATIONS, LAYER_BASE
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.scopes import Scope, dotted
 from refactors.target_signatures import target_params
 
-LAYER_BASE = "paddle.fluid.dygraph.Layer"  # main name of the table entry for 1.8's dygraph Layer
-OPTIMIZERS = "paddle.fluid.optimizer."  # the 1.8 namespace of the optimizer classes
-ACT_PREFIX = "paddle.fluid.layers."  # a 1.8 `act='relu'` runs the op `relu`, i.e. `fluid.layers.relu`
 
 _UNSET = object()
 
@@ -168,7 +166,7 @@ def activation(ctx: Context, site: Site, act: Optional[cst.BaseExpression]) -> C
         raise NeedsReview(f"`act={ctx.code(act).strip()}` is not a literal; apply the activation to the output "
                           f"by hand")
     op = literal(act, ctx)
-    entry = ctx.table.lookup(ACT_PREFIX + op)
+    entry = ctx.table.lookup(ACTIVATIONS + op)
     if entry is None or entry.update_to is None or entry.transformer is not None or not entry.args_list:
         raise NeedsReview(f"`act='{op}'`: no 2.x activation known for it; apply it to the output by hand")
     from refactors.refactor_kwargs import apply_changes

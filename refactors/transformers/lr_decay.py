@@ -26,6 +26,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from api_mapping.namespaces import OPTIMIZERS
 from refactors import call_args
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, same_literal
@@ -183,7 +184,7 @@ def _optimizer_assignment(ctx: Context, scope: Scope, statement: cst.CSTNode,
         return None
     qualname = ctx.resolver.qualname(chain, scope)
     entry = ctx.table.lookup(qualname) if qualname is not None else None
-    if entry is None or not entry.name.startswith(emit.OPTIMIZERS):
+    if entry is None or not entry.name.startswith(OPTIMIZERS):
         return None
     first = entry.args_list[0].name if entry.args_list else "learning_rate"
     for i, arg in enumerate(assign.value.args):
