@@ -11,6 +11,7 @@ from typing import Any, Optional, Tuple
 
 import pytest
 
+from numpy_1_8 import adaptive_pool2d as adaptive_pool2d_1_8
 from test_table_valid import emitted_keywords, emitted_names
 
 paddle = pytest.importorskip("paddle")
@@ -278,39 +279,20 @@ def test_fill_constant_batch_size_like_takes_the_batch_when_run(mode):
     np.testing.assert_array_equal(got, np.ones(6, "float32"))
 
 
-def _adaptive_pool_1_8(x, out_h, out_w, kind):
-    """Adaptive 2-D pooling of 1.8's ops: bin i spans [floor(i * H / out), ceil((i + 1) * H / out)); the mask is
-    the flat index h * W + w of the maximum in its input plane."""
-    import numpy as np
-
-    n, c, h, w = x.shape
-    out = np.zeros((n, c, out_h, out_w), x.dtype)
-    mask = np.zeros((n, c, out_h, out_w), "int32")
-    for i in range(out_h):
-        h0, h1 = (i * h) // out_h, -((-(i + 1) * h) // out_h)
-        for j in range(out_w):
-            w0, w1 = (j * w) // out_w, -((-(j + 1) * w) // out_w)
-            window = x[:, :, h0:h1, w0:w1].reshape(n, c, -1)
-            out[:, :, i, j] = window.max(-1) if kind == "max" else window.mean(-1)
-            flat = window.argmax(-1)
-            mask[:, :, i, j] = (h0 + flat // (w1 - w0)) * w + w0 + flat % (w1 - w0)
-    return out, mask
-
-
 @pytest.mark.parametrize("mode", MODES)
 def test_adaptive_pool2d_gives_1_8_values(mode):
     import numpy as np
 
     x = np.random.RandomState(4).randn(2, 3, 5, 7).astype("float32")  # uneven bins: 5 -> 3, 7 -> 4
-    avg, _ = _adaptive_pool_1_8(x, 3, 4, "avg")
+    avg, _ = adaptive_pool2d_1_8(x, 3, 4, "avg")
     np.testing.assert_allclose(_run("y = fluid.layers.adaptive_pool2d(x, [3, 4], 'avg')\n", mode, x=x), avg,
                                rtol=1e-6)
-    top, mask = _adaptive_pool_1_8(x, 3, 4, "max")
+    top, mask = adaptive_pool2d_1_8(x, 3, 4, "max")
     np.testing.assert_array_equal(_run("y = fluid.layers.adaptive_pool2d(x, (3, 4))\n", mode, x=x), top)
     got, got_mask = _run("y = tuple(fluid.layers.adaptive_pool2d(x, [3, 4], 'max', True))\n", mode, x=x)
     np.testing.assert_array_equal(got, top)
     np.testing.assert_array_equal(got_mask, mask)
-    square, _ = _adaptive_pool_1_8(x, 1, 1, "avg")
+    square, _ = adaptive_pool2d_1_8(x, 1, 1, "avg")
     np.testing.assert_allclose(_run("y = fluid.layers.adaptive_pool2d(x, 1, pool_type='avg')\n", mode, x=x), square,
                                rtol=1e-5)
 

@@ -5,32 +5,15 @@ and in dygraph. The expected values are the 1.8.5 formulas (cited on each adapte
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, List, Sequence
 
 import numpy as np
 import pytest
 
+from shim_support import run_static
+
 pytestmark = pytest.mark.paddle
 
-runtime_shim = pytest.importorskip("runtime_shim")
-
-
-@pytest.fixture(scope="module")
-def fluid():
-    with runtime_shim.installed(warnings="off"):
-        import paddle.fluid as fluid
-
-        yield fluid
-
-
-def run_static(fluid: Any, build: Callable[[], Sequence[Any]], feed: Dict[str, np.ndarray]) -> List[np.ndarray]:
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup), fluid.unique_name.guard():
-        fetches = list(build())
-    exe = fluid.Executor(fluid.CPUPlace())
-    with fluid.scope_guard(fluid.core.Scope()):
-        exe.run(startup)
-        return exe.run(main, feed=feed, fetch_list=fetches)
 
 
 # -- pad2d (layers/nn.py:10253): paddings are (top, bottom, left, right) ----------------------------

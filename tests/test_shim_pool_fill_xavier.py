@@ -12,54 +12,24 @@ from typing import Any, Callable, Dict, List, Sequence
 import numpy as np
 import pytest
 
+from numpy_1_8 import adaptive_pool2d as np_adaptive_pool
+from shim_support import run_static
+
 pytestmark = pytest.mark.paddle
 
-runtime_shim = pytest.importorskip("runtime_shim")
-
-
-@pytest.fixture(scope="module")
-def fluid():
-    with runtime_shim.installed(warnings="off"):
-        import paddle.fluid as fluid
-
-        yield fluid
-
-
-def run_static(fluid: Any, build: Callable[[Any], Sequence[Any]], x: np.ndarray) -> List[np.ndarray]:
-    """`build(x)` in a legacy-IR program whose input `x` has an unknown first dimension; fetch its results."""
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup), fluid.unique_name.guard():
-        fetches = list(build(fluid.data("x", [-1, *x.shape[1:]], str(x.dtype))))
-    exe = fluid.Executor(fluid.CPUPlace())
-    with fluid.scope_guard(fluid.core.Scope()):
-        exe.run(startup)
-        return exe.run(main, feed={"x": x}, fetch_list=fetches)
+def run_on_x(fluid: Any, build: Callable[[Any], Sequence[Any]], x: np.ndarray) -> List[np.ndarray]:
+    """`build(x)` in a legacy-IR program whose input `x` has an unknown first dimension."""
+    return run_static(fluid, lambda: build(fluid.data("x", [-1, *x.shape[1:]], str(x.dtype))), {"x": x})
 
 
 def run_both(fluid: Any, build: Callable[[Any], Sequence[Any]], x: np.ndarray) -> List[List[np.ndarray]]:
-    static = run_static(fluid, build, x)
+    static = run_on_x(fluid, build, x)
     with fluid.dygraph.guard():
         dynamic = [t.numpy() for t in build(fluid.dygraph.to_variable(x))]
     return [static, dynamic]
 
 
 # -- adaptive_pool2d (layers/nn.py:3651) -------------------------------------------------------------
-
-def np_adaptive_pool(x: np.ndarray, out_h: int, out_w: int, kind: str) -> List[np.ndarray]:
-    """Bin i spans [floor(i * H / out), ceil((i + 1) * H / out)); the mask is the flat h * W + w of the max."""
-    n, c, h, w = x.shape
-    out = np.zeros((n, c, out_h, out_w), x.dtype)
-    mask = np.zeros((n, c, out_h, out_w), "int32")
-    for i in range(out_h):
-        h0, h1 = (i * h) // out_h, -((-(i + 1) * h) // out_h)
-        for j in range(out_w):
-            w0, w1 = (j * w) // out_w, -((-(j + 1) * w) // out_w)
-            window = x[:, :, h0:h1, w0:w1].reshape(n, c, -1)
-            out[:, :, i, j] = window.max(-1) if kind == "max" else window.mean(-1)
-            flat = window.argmax(-1)
-            mask[:, :, i, j] = (h0 + flat // (w1 - w0)) * w + w0 + flat % (w1 - w0)
-    return [out, mask]
-
 
 def test_adaptive_pool2d_picks_the_kind(fluid):
     x = np.random.RandomState(0).randn(2, 3, 5, 7).astype("float32")  # uneven bins: 5 -> 3, 7 -> 4

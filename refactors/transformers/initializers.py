@@ -18,7 +18,7 @@ the class, and `seed` is the table's concern.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
@@ -30,12 +30,17 @@ UNIFORM = "paddle.nn.initializer.KaimingUniform"
 NORMAL = "paddle.nn.initializer.KaimingNormal"
 
 
-@register("msra_kind")
-def msra_kind(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+def _uniform(ctx: Context, node: cst.Call) -> Tuple[bool, cst.Call]:
+    """1.8's `uniform=` flag (default True), and the call without it: 2.x names the kind in the class."""
     uniform = emit.value_of(ctx, node, "uniform", True)
     if not isinstance(uniform, bool):
         raise NeedsReview(f"uniform={uniform!r} is not a bool")
-    node = call_args.remove(node, "uniform")
+    return uniform, call_args.remove(node, "uniform")
+
+
+@register("msra_kind")
+def msra_kind(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    uniform, node = _uniform(ctx, node)
     return emit.converted(site, emit.finish(ctx, site, node, UNIFORM if uniform else NORMAL))
 
 
@@ -68,10 +73,7 @@ def _other_fan(ctx: Context, node: cst.Call, arg: str) -> Optional[cst.BaseExpre
 
 @register("xavier_kind")
 def xavier_kind(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    uniform = emit.value_of(ctx, node, "uniform", True)
-    if not isinstance(uniform, bool):
-        raise NeedsReview(f"uniform={uniform!r} is not a bool")
-    node = call_args.remove(node, "uniform")
+    uniform, node = _uniform(ctx, node)
     zero_in, zero_out = _zero(ctx, node, "fan_in"), _zero(ctx, node, "fan_out")
     if not (zero_in or zero_out):
         return emit.converted(site, emit.finish(ctx, site, node, XAVIER[uniform]))
