@@ -11,7 +11,8 @@ Two registries:
 One module per area: `layers` (functional layers), `dygraph_nn` (layer classes), `optimizers`
 (optimizers and learning-rate decays), `checkpoint` (save/load), `static` (executor, programs,
 persistence), `execution` (guards and modes), `custom_ops` (`load_op_library`), `initializers`,
-`sequence_lod` (LoD sequence layers whose 1.8 operator is gone, composed from registered ones).
+`sequence_lod` (LoD sequence layers and `nets.sequence_conv_pool` in legacy-IR programs: delegated to
+3.3.1's `paddle.static.nn.sequence_*` where it appends the 1.8 op, composed where the op is gone).
 """
 from __future__ import annotations
 

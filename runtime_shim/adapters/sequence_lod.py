@@ -1,13 +1,22 @@
-"""`fluid.layers` sequence (LoD) functions whose 1.8 operator Paddle 3.3.1 no longer registers.
+"""`fluid.layers` sequence (LoD) layers and `fluid.nets.sequence_conv_pool`, served in legacy-IR programs.
 
 1.8's `sequence_*` layers (`layers/sequence_lod.py`) were static-graph only. Paddle 3.3.1 still runs
-LoD tensors in legacy-IR programs (`lod_reset`, `sequence_pool`, `sequence_conv`, ... are registered),
-so an adapter here composes the missing operator from ones it still has, giving the 1.8 values and
-the 1.8 LoD, and refuses dygraph as 1.8 did.
+LoD tensors in legacy-IR programs, which are what the shim builds. Two kinds of adapter live here:
+
+- the layer's 1.8 operator is still registered and 3.3.1's `paddle.static.nn.sequence_*` appends it
+  with the attributes 1.8.5 set (`sequence_pool`, `sequence_conv`, `sequence_softmax`,
+  `sequence_expand`; `sequence_first_step`/`sequence_last_step` through `sequence_pool`): the adapter
+  keeps the 1.8 signature and the 1.8 build-time checks, then delegates;
+- the operator is gone (`sequence_unpad`): the adapter composes it from operators 3.3.1 still has,
+  giving the 1.8 values and the 1.8 LoD.
+
+Every one refuses dygraph with 1.8's AssertionError. The table marks them all no-equivalent: the
+upgrader's 2.x output runs on PIR, where 3.3.1's sequence layers refuse to build.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+import inspect
+from typing import Any, Callable, Optional
 
 from runtime_shim import mode
 from runtime_shim.adapters import adapter
@@ -93,3 +102,130 @@ def sequence_unpad(x: Any, length: Any, name: Optional[str] = None) -> Any:
         # 1.8 gave a 2-D input's steps a trailing dimension of 1 (sequence_unpad_op.cc InferShape).
         rows, _ = append_op("reshape2", {"X": rows}, {"shape": [-1, 1]}, outputs=("Out", "XShape"))
     return append_op("lod_reset", {"X": rows, "Y": _lod_offsets(length)}, {"target_lod": [], "append": False})
+
+
+def _static_nn(name: str) -> Callable[..., Any]:
+    """3.3.1's `paddle.static.nn.<name>` without its `@deprecated` wrapper.
+
+    The wrapper only adds a VisibleDeprecationWarning about PIR at every call; the shim already warns
+    once per legacy API, naming the 2.x replacement.
+    """
+    import paddle
+
+    return inspect.unwrap(getattr(paddle.static.nn, name))
+
+
+# Replacement named in the shim's warning for the pooling family.
+_POOL_REPLACEMENT = ("padded tensors with a length mask (paddle.nn.functional.sequence_mask) reduced over time; "
+                     "paddle.static.nn.sequence_pool only in legacy-IR programs")
+
+
+@adapter("paddle.fluid.layers.sequence_pool", _POOL_REPLACEMENT)
+def sequence_pool(input: Any, pool_type: str, is_test: bool = False, pad_value: float = 0.0) -> Any:
+    """1.8 `layers.sequence_pool` (`layers/sequence_lod.py:257`, op `sequence_pool`).
+
+    Pools each sequence of the last LoD level: `sum`, `average`, `sqrt` (sum / sqrt(length)), `max`,
+    `first`, `last`; an empty sequence gives `pad_value`. 3.3.1's `paddle.static.nn.sequence_pool`
+    appends the same op with the same attributes (`pooltype` upper-cased, `is_test`, `pad_value`)
+    and stops the gradient of `MaxIndex` for `max`, as 1.8.5 did (`sequence_lod.py:349-363`).
+
+    1.8.5 accepted float32 only (`sequence_lod.py:343`, though its docstring says float64 too);
+    3.3.1 also takes float64, so the 1.8 check comes first. `is_test` is passed on, but 3.3.1 made it
+    an extra attribute of this op that its attribute check resets to False; in 1.8 it only spared the
+    CPU kernel recording `MaxIndex` for `max`, so the pooled values are the same.
+    """
+    from paddle.base.data_feeder import check_variable_and_dtype
+
+    _require_legacy_static("paddle.fluid.layers.sequence_pool")
+    check_variable_and_dtype(input, "input", ["float32"], "sequence_pool")
+    return _static_nn("sequence_pool")(input, pool_type, is_test=is_test, pad_value=pad_value)
+
+
+@adapter("paddle.fluid.layers.sequence_first_step", _POOL_REPLACEMENT)
+def sequence_first_step(input: Any) -> Any:
+    """1.8 `layers.sequence_first_step` (`layers/sequence_lod.py:431`): `sequence_pool(input, "first")`.
+
+    Its own check admits float64, which 1.8's `sequence_pool` then refused; so does this.
+    """
+    from paddle.base.data_feeder import check_variable_and_dtype
+
+    _require_legacy_static("paddle.fluid.layers.sequence_first_step")
+    check_variable_and_dtype(input, "input", ["float32", "float64"], "sequence_first_step")
+    return sequence_pool(input=input, pool_type="first")
+
+
+@adapter("paddle.fluid.layers.sequence_last_step", _POOL_REPLACEMENT)
+def sequence_last_step(input: Any) -> Any:
+    """1.8 `layers.sequence_last_step` (`layers/sequence_lod.py:485`): `sequence_pool(input, "last")`."""
+    from paddle.base.data_feeder import check_variable_and_dtype
+
+    _require_legacy_static("paddle.fluid.layers.sequence_last_step")
+    check_variable_and_dtype(input, "input", ["float32", "float64"], "sequence_last_step")
+    return sequence_pool(input=input, pool_type="last")
+
+
+@adapter("paddle.fluid.layers.sequence_softmax",
+         "paddle.nn.functional.softmax over padded tensors with masked steps; "
+         "paddle.static.nn.sequence_softmax only in legacy-IR programs")
+def sequence_softmax(input: Any, use_cudnn: bool = False, name: Optional[str] = None) -> Any:
+    """1.8 `layers.sequence_softmax` (`layers/sequence_lod.py:175`, op `sequence_softmax`).
+
+    Softmax within each sequence of an `[N, 1]` or `[N]` input; the output keeps the input's LoD.
+    3.3.1's `paddle.static.nn.sequence_softmax` appends the same op with the same `use_cudnn`.
+    """
+    _require_legacy_static("paddle.fluid.layers.sequence_softmax")
+    return _static_nn("sequence_softmax")(input, use_cudnn=use_cudnn, name=name)
+
+
+@adapter("paddle.fluid.layers.sequence_conv",
+         "paddle.nn.Conv1D over padded tensors (zero the padded steps); "
+         "paddle.static.nn.sequence_conv only in legacy-IR programs")
+def sequence_conv(input: Any, num_filters: int, filter_size: int = 3, filter_stride: int = 1,
+                  padding: bool = True, padding_start: Optional[int] = None, bias_attr: Any = None,
+                  param_attr: Any = None, act: Optional[str] = None, name: Optional[str] = None) -> Any:
+    """1.8 `layers.sequence_conv` (`layers/sequence_lod.py:44`, op `sequence_conv`).
+
+    Step `t` of a sequence sees its rows `t + padding_start ... t + padding_start + filter_size - 1`
+    (zeros outside the sequence), concatenated and multiplied by the `[filter_size * D, num_filters]`
+    filter; `padding_start` defaults to `-(filter_size // 2)`, and `padding` was never read. Then a
+    bias `[num_filters]` (`elementwise_add`, axis 1) unless `bias_attr` is False, then `act` as its
+    own operator. Parameters are named `<name or sequence_conv_N>.w_0` / `.b_0`. 3.3.1's
+    `paddle.static.nn.sequence_conv` appends these same operators with the same attributes
+    (`contextStride`, `contextStart`, `contextLength`); the op, as in 1.8, runs only with
+    `filter_stride` 1.
+    """
+    _require_legacy_static("paddle.fluid.layers.sequence_conv")
+    return _static_nn("sequence_conv")(input, num_filters, filter_size=filter_size, filter_stride=filter_stride,
+                                       padding=padding, padding_start=padding_start, bias_attr=bias_attr,
+                                       param_attr=param_attr, act=act, name=name)
+
+
+@adapter("paddle.fluid.layers.sequence_expand",
+         "paddle.repeat_interleave over padded tensors; "
+         "paddle.static.nn.sequence_expand only in legacy-IR programs")
+def sequence_expand(x: Any, y: Any, ref_level: int = -1, name: Optional[str] = None) -> Any:
+    """1.8 `layers.sequence_expand` (`layers/sequence_lod.py:626`, op `sequence_expand`).
+
+    Sequence `i` of `x` (row `i` when `x` has no LoD) is repeated as many times as `y`'s level
+    `ref_level` (-1: its last) has elements in sequence `i`. 3.3.1's `paddle.static.nn.sequence_expand`
+    appends the same op with the same `ref_level`, in `x`'s dtype.
+    """
+    _require_legacy_static("paddle.fluid.layers.sequence_expand")
+    return _static_nn("sequence_expand")(x, y, ref_level=ref_level, name=name)
+
+
+@adapter("paddle.fluid.nets.sequence_conv_pool",
+         "paddle.nn.Conv1D then a max (or other reduction) over the valid steps of padded tensors")
+def sequence_conv_pool(input: Any, num_filters: int, filter_size: int, param_attr: Any = None,
+                       act: str = "sigmoid", pool_type: str = "max", bias_attr: Any = None) -> Any:
+    """1.8 `nets.sequence_conv_pool` (`nets.py:252`): `sequence_conv` (with `act`) then `sequence_pool`.
+
+    Note the 1.8 default `act="sigmoid"`, applied before pooling.
+    """
+    from paddle.base.data_feeder import check_variable_and_dtype
+
+    _require_legacy_static("paddle.fluid.nets.sequence_conv_pool")
+    check_variable_and_dtype(input, "input", ["float32", "float64"], "input")
+    conv_out = sequence_conv(input=input, num_filters=num_filters, filter_size=filter_size,
+                             param_attr=param_attr, bias_attr=bias_attr, act=act)
+    return sequence_pool(input=conv_out, pool_type=pool_type)
