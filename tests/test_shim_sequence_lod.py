@@ -11,28 +11,15 @@ from typing import Any, Callable, Dict, List, Sequence
 import numpy as np
 import pytest
 
+import shim_support
+
 pytestmark = pytest.mark.paddle
 
-runtime_shim = pytest.importorskip("runtime_shim")
-
-
-@pytest.fixture(scope="module")
-def fluid():
-    with runtime_shim.installed(warnings="off"):
-        import paddle.fluid as fluid
-
-        yield fluid
 
 
 def run_static(fluid: Any, build: Callable[[], Sequence[Any]], feed: Dict[str, np.ndarray]) -> List[Any]:
-    """Build with `build`, run once; fetched values as LoDTensors (values and LoD both readable)."""
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup), fluid.unique_name.guard():
-        fetches = list(build())
-    exe = fluid.Executor(fluid.CPUPlace())
-    with fluid.scope_guard(fluid.core.Scope()):
-        exe.run(startup)
-        return exe.run(main, feed=feed, fetch_list=fetches, return_numpy=False)
+    """Fetched values as LoDTensors: values and LoD both readable."""
+    return shim_support.run_static(fluid, build, feed, return_numpy=False)
 
 
 def np_unpad(x: np.ndarray, length: np.ndarray) -> np.ndarray:
@@ -159,10 +146,7 @@ def test_trains_like_the_corpus_text_classifier(fluid):
         prediction = fluid.layers.fc(bow, size=2, act="softmax")
         cost = fluid.layers.mean(fluid.layers.cross_entropy(prediction, fluid.data("label", [None, 1], "int64")))
         fluid.optimizer.SGD(learning_rate=0.5).minimize(cost)
-    exe = fluid.Executor(fluid.CPUPlace())
-    with fluid.scope_guard(fluid.core.Scope()):
-        exe.run(startup)
-        losses = [float(np.asarray(exe.run(main, feed=feed, fetch_list=[cost])[0]).reshape(())) for _ in range(5)]
+    losses = shim_support.train_losses(fluid, main, startup, feed, cost)
     assert all(np.isfinite(losses)) and losses[-1] < losses[0]
 
 
@@ -522,10 +506,7 @@ def test_sequence_conv_pool_trains_like_the_corpus_cnn(fluid):
         prediction = fluid.layers.fc(input=[conv], size=2, act="softmax")
         cost = fluid.layers.mean(fluid.layers.cross_entropy(prediction, fluid.data("label", [None, 1], "int64")))
         fluid.optimizer.SGD(learning_rate=0.5).minimize(cost)
-    exe = fluid.Executor(fluid.CPUPlace())
-    with fluid.scope_guard(fluid.core.Scope()):
-        exe.run(startup)
-        losses = [float(np.asarray(exe.run(main, feed=feed, fetch_list=[cost])[0]).reshape(())) for _ in range(5)]
+    losses = shim_support.train_losses(fluid, main, startup, feed, cost)
     assert all(np.isfinite(losses)) and losses[-1] < losses[0]
 
 
