@@ -10,8 +10,9 @@ its defining module, and any module whose `__all__` re-exports it, under the sam
 main name, e.g. `paddle.fluid.layers.nn.reshape` for `paddle.fluid.layers.reshape`).
 
 The check reports, per entry: a 1.8 parameter list that differs from 1.8.5; a target missing from
-Paddle 2.0.2 or 3.3.1 (from 3.3.1 only, for an entry whose `since` says the target came later); and a keyword the upgrader would emit (a kept or renamed 1.8 parameter, or an
-added one) that the target does not accept in one of them. Exit status 1 when anything is reported.
+Paddle 2.0.2 or 3.3.1 (from 3.3.1 only, for an entry whose `since` says the target came later); and
+a keyword the upgrader would emit (a kept or renamed 1.8 parameter, or an added one) that the target
+does not accept in one of them. Exit status 1 when anything is reported.
 Entries the 1.8.5 index does not list (private helpers) keep their hand-written fields.
 """
 from __future__ import annotations

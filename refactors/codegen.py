@@ -1,9 +1,9 @@
 """The upgraded module's code, copying the text of untouched subtrees instead of generating it again.
 
 Generating a whole module's code costs about a third of parsing it, and the upgrade changes a few
-nodes per statement at most. The input was already generated once (`refactors.positions`), which
-recorded the text of every cold subtree next to a hot path. Here the upgraded tree is walked down
-to those subtrees; each is written as its recorded text when it sits at the indentation it was
+nodes per statement at most. `refactors.positions` recorded the text of every cold subtree next to a
+hot path (as generated there, or cut from the source). Here the upgraded tree is walked down to
+those subtrees; each is written as its recorded text when it sits at the indentation it was
 recorded at (a node's text depends on nothing else: nodes whose text depends on their position,
 such as an `Arg`'s default comma, are never recorded). A subtree moved elsewhere, e.g. out of an
 unwrapped `with` block, is generated as usual.
@@ -60,6 +60,7 @@ def _raw_copy(node: cst.CSTNode, changes: Dict[str, Any]) -> cst.CSTNode:
 
 
 def with_copies(node: cst.CSTNode, recorded: Mapping[int, Recorded]) -> cst.CSTNode:
+    """`node` for code generation: each recorded subtree in it (by id) stands in as its text."""
     text = recorded.get(id(node))
     if text is not None:
         return _Copied(node, *text)

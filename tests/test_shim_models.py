@@ -198,7 +198,8 @@ def test_export_tree_writes_files_and_symbolic_links(tmp_path):
 def test_probe_a_small_corpus(tmp_path):
     pytest.importorskip("paddle")
     corpus = write(tmp_path / "corpus", {
-        "proj/train.py": "import paddle.fluid as fluid\nimport models.net as net\nx = fluid.layers.fill_constant([1], 'float32', 1.0)\n",
+        "proj/train.py": ("import paddle.fluid as fluid\nimport models.net as net\n"
+                          "x = fluid.layers.fill_constant([1], 'float32', 1.0)\n"),
         "proj/models/net.py": "import paddle.fluid as fluid\nwith open('conf/args.txt') as f:\n    ARGS = f.read()\n",
         "proj/conf/args.txt": "lr=0.1\n",
         "gpu/main.py": "import paddle.fluid as fluid\nplace = fluid.CUDAPlace(0)\n",

@@ -386,7 +386,8 @@ TRAPS = [
     (10, _L + "argmax", lambda e: _has_change(e, "add", "axis", value="0"), "add axis=0"),
     (11, _L + "argsort", *_transformer("argsort_pair")),
     (12, _L + "where", lambda e: e.update_to == "paddle.nonzero", "update_to paddle.nonzero"),
-    (14, _L + "fill_constant", lambda e: e.update_to == "paddle.full" and _has_change(e, "rename", "value", "fill_value"),
+    (14, _L + "fill_constant",
+     lambda e: e.update_to == "paddle.full" and _has_change(e, "rename", "value", "fill_value"),
      "paddle.full with value->fill_value"),
     (16, _L + "elementwise_add", *_transformer("elementwise_axis")),
     (16, _L + "elementwise_mul", *_transformer("elementwise_axis")),
@@ -441,8 +442,9 @@ def test_semantic_traps_carry_their_faithful_rewrite(table):
         if entry is None:
             failures.append(f"SEMANTICS {number}: {name} has no entry (needs {what})")
         elif not check(entry):
+            changes = [c.op + ":" + c.arg for c in entry.args_change]
             failures.append(f"SEMANTICS {number}: {name} needs {what}; has update_to={entry.update_to!r}, "
-                            f"transformer={entry.transformer!r}, args_change={[c.op + ':' + c.arg for c in entry.args_change]}")
+                            f"transformer={entry.transformer!r}, args_change={changes}")
     assert not failures, _report("SEMANTICS.md entries without their faithful rewrite", failures)
 
 
