@@ -85,7 +85,7 @@ def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], hot: Collection[int
     each cold subtree next to the `hot` paths (ids; see `frontier`).
 
     With `tree`, CPython's own parse of `source`, only the statements that hold a wanted node are
-    generated: every cold statement, at the top level or in the body of a hot class or function, is
+    generated: every cold statement, at the top level or in a block of a hot compound statement, is
     recorded as its lines of `source`, found through the tree's line numbers (its round trip holds by
     construction), and each hot top-level statement's text is compared with its lines. Otherwise (or
     when the tree and the module do not line up) the whole module is generated once.
@@ -164,22 +164,45 @@ def _statement_spans(module: cst.Module, source: str, tree: ast.Module,
     return None if spans is None else (source[:spans[0][1]], spans)
 
 
+def _blocks(stmt: cst.BaseStatement, node: ast.stmt) -> List[Tuple[cst.BaseSuite, List[ast.stmt]]]:
+    """The blocks of a compound statement, each with CPython's statements for it, in source order
+    (an `elif` brings its own); [] when libcst's and CPython's statements are not of one kind."""
+    if isinstance(stmt, (cst.ClassDef, cst.FunctionDef, cst.With)) \
+            and isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.With, ast.AsyncWith)):
+        return [(stmt.body, node.body)]
+    if isinstance(stmt, (cst.For, cst.While)) and isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        return [(stmt.body, node.body)] + ([(stmt.orelse.body, node.orelse)] if stmt.orelse else [])
+    if isinstance(stmt, cst.If) and isinstance(node, ast.If):
+        if isinstance(stmt.orelse, cst.If):
+            elif_ = node.orelse[0] if len(node.orelse) == 1 else None
+            return [(stmt.body, node.body), *(_blocks(stmt.orelse, elif_) if isinstance(elif_, ast.If) else [])]
+        return [(stmt.body, node.body)] + ([(stmt.orelse.body, node.orelse)] if stmt.orelse else [])
+    if isinstance(stmt, cst.Try) and isinstance(node, ast.Try) and len(stmt.handlers) == len(node.handlers):
+        return [(stmt.body, node.body), *((h.body, n.body) for h, n in zip(stmt.handlers, node.handlers)),
+                *([(stmt.orelse.body, node.orelse)] if stmt.orelse else []),
+                *([(stmt.finalbody.body, node.finalbody)] if stmt.finalbody else [])]
+    return []
+
+
 def _cold_inside(module: cst.Module, stmt: cst.BaseStatement, node: ast.stmt, end: Optional[int],
                  indent: Tuple[str, ...], source: str, offsets: List[int], hot: Collection[int],
                  out: Dict[int, Recorded]) -> None:
-    """Record, as their lines of `source`, the cold statements in the bodies of a hot class or
-    function and of the hot classes and functions in it; `end` is where the statement's text ends."""
-    body = getattr(stmt, "body", None)
-    if not isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) or not isinstance(body, cst.IndentedBlock) \
-            or not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-        return
-    inner = indent + (body.indent if body.indent is not None else module.default_indent,)
-    spans = _cut(body.body, node.body, offsets, None if body.footer else end)
-    for child, (_, start, stop, child_node) in zip(body.body, spans or ()):
-        if id(child) in hot:
-            _cold_inside(module, child, child_node, stop, inner, source, offsets, hot, out)
-        elif stop is not None:
-            out[id(child)] = (source[start:stop], inner)
+    """Record, as their lines of `source`, the cold statements in the blocks of a hot compound
+    statement, and in those of the hot ones among them; `end` is where the statement's text ends
+    (None: unknown). Only the last block's last statement ends with the statement; in the other
+    blocks the last statement is followed by a keyword line (`else:`, `except:`) CPython does not
+    place, so it is left to be generated."""
+    blocks = _blocks(stmt, node)
+    for number, (block, nodes) in enumerate(blocks, 1):
+        if not isinstance(block, cst.IndentedBlock):
+            continue
+        inner = indent + (block.indent if block.indent is not None else module.default_indent,)
+        last_end = end if number == len(blocks) and not block.footer else None
+        for child, (_, start, stop, child_node) in zip(block.body, _cut(block.body, nodes, offsets, last_end) or ()):
+            if id(child) in hot:
+                _cold_inside(module, child, child_node, stop, inner, source, offsets, hot, out)
+            elif stop is not None:
+                out[id(child)] = (source[start:stop], inner)
 
 
 # -- which subtrees to record ---------------------------------------------------------------------

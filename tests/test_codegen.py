@@ -9,7 +9,7 @@ import pytest
 
 import refactors
 from refactors import codegen
-from refactors.positions import _line_offsets, _statement_spans, layout
+from refactors.positions import _cold_inside, _line_offsets, _statement_spans, layout
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INPUTS = sorted(p for step in refactors.NAMES for p in (FIXTURES / step).glob("*.in.py")) + \
@@ -138,3 +138,31 @@ def test_cold_methods_of_a_hot_class_are_cut_from_the_source_too() -> None:
     assert result.reproduces is True
     assert result.code == refactors.upgrade_code(NESTED).code
     assert [(s.line, s.col) for s in result.sites] == [(4, 11), (10, 16)]
+
+
+BLOCKS = '''\
+import paddle.fluid as fluid
+
+for batch in reader():
+    a = 1
+    x = fluid.layers.relu(batch)
+    b = [2,\t3]
+else:
+    c = 4
+    d = 5
+'''
+
+
+def test_cold_statements_in_the_blocks_of_a_hot_loop_are_cut_but_not_before_its_else() -> None:
+    module, tree = cst.parse_module(BLOCKS), ast.parse(BLOCKS)
+    loop = module.body[1]
+    a, x, b = loop.body.body
+    c, d = loop.orelse.body.body
+    hot = {id(module), id(loop), id(loop.body), id(x)}
+    cut: dict = {}
+    _cold_inside(module, loop, tree.body[1], len(BLOCKS), (), BLOCKS, _line_offsets(BLOCKS), hot, cut)
+    # the body's last statement is not cut: where `else:` begins is libcst's business, not CPython's
+    assert cut == {id(a): ("    a = 1\n", ("    ",)), id(c): ("    c = 4\n", ("    ",)),
+                   id(d): ("    d = 5\n", ("    ",))}  # the last block ends with the loop
+    _, result = refactors.upgrade_module(module, None, BLOCKS, tree)
+    assert result.code == refactors.upgrade_code(BLOCKS).code and result.reproduces is True
