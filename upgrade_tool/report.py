@@ -201,8 +201,12 @@ _STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
 def print_findings(console, findings: Sequence[Finding], level: str) -> None:
     from rich.text import Text
 
+    plain = not console.is_terminal  # the same characters, without rich's rendering (a log or a pipe)
     for finding in findings:
         if shown(finding, level):
+            if plain:
+                console.file.write(f"{finding.file}:{finding.line} {finding.severity.upper()} {finding.message}\n")
+                continue
             line = Text(f"{finding.file}:{finding.line} ", style="bold")
             line.append(finding.severity.upper(), style=_STYLE.get(finding.severity, ""))
             line.append(" " + finding.message)
