@@ -59,20 +59,29 @@ def _raw_copy(node: cst.CSTNode, changes: Dict[str, Any]) -> cst.CSTNode:
     return copy
 
 
-def with_copies(node: cst.CSTNode, recorded: Mapping[int, Recorded]) -> cst.CSTNode:
-    """`node` for code generation: each recorded subtree in it (by id) stands in as its text."""
+# What can hold a statement: the only nodes worth entering when only statements are recorded.
+_HOLDS_STATEMENTS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.ExceptHandler,
+                     cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase)
+
+
+def with_copies(node: cst.CSTNode, recorded: Mapping[int, Recorded], statements_only: bool = False) -> cst.CSTNode:
+    """`node` for code generation: each recorded subtree in it (by id) stands in as its text. With
+    `statements_only`, the recorded subtrees are statements, and expressions are not entered."""
     text = recorded.get(id(node))
     if text is not None:
         return _Copied(node, *text)
+    if statements_only and not isinstance(node, _HOLDS_STATEMENTS):
+        return node
     changes: Dict[str, Any] = {}
     for name in child_fields(type(node)):
         value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
-            new = with_copies(value, recorded)
+            new = with_copies(value, recorded, statements_only)
             if new is not value:
                 changes[name] = new
         elif isinstance(value, (tuple, list)) and value:
-            items = tuple(with_copies(v, recorded) if isinstance(v, cst.CSTNode) else v for v in value)
+            items = tuple(with_copies(v, recorded, statements_only) if isinstance(v, cst.CSTNode) else v
+                          for v in value)
             if any(a is not b for a, b in zip(items, value)):
                 changes[name] = items
     return _raw_copy(node, changes) if changes else node

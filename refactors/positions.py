@@ -107,8 +107,8 @@ def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], hot: Collection[int
             continue
         inner: Dict[int, Recorded] = {}
         _cold_inside(module, stmt, node, end, (), source, offsets, hot, inner)
-        if inner and _generate(module, with_copies(stmt, inner), wanted, marked, first_line, positions,
-                               recorded) == text:
+        if inner and _generate(module, with_copies(stmt, inner, statements_only=True), wanted, marked, first_line,
+                               positions, recorded) == text:
             recorded.update(inner)
         elif _generate(module, stmt, wanted, marked, first_line, positions, recorded) != text:
             reproduces = False
