@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 from api_mapping import ApiEntry, Param, Table, load_table
 from runtime_shim import adapters, legacy_index, static_ops
 from runtime_shim.warnings import (
-    LegacyArgumentError, UnservedApiError, legacy_api_used, no_equivalent,
+    LegacyArgumentError, UnservedApiError, legacy_api_used, no_equivalent, reporting_class,
 )
 
 FLUID = "paddle.fluid"
@@ -285,7 +285,7 @@ def generic_class(entry: ApiEntry, target: type) -> type:
     name = entry.name
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if type(self).__dict__.get("__legacy_name__") == name or _outermost_legacy(type(self)) == name:
+        if reporting_class(self) is cls:
             legacy_api_used(name, entry.update_to, entry.warning)
         kw, extra = translate(args, kwargs)
         target.__init__(self, *extra, **kw)
@@ -301,13 +301,6 @@ def generic_class(entry: ApiEntry, target: type) -> type:
     })
     cls.__qualname__ = _short(name)
     return cls
-
-
-def _outermost_legacy(cls: type) -> Optional[str]:
-    for klass in cls.__mro__:
-        if "__legacy_name__" in klass.__dict__:
-            return klass.__dict__["__legacy_name__"]
-    return None
 
 
 def _same_positional_order(entry: ApiEntry, target: type) -> bool:

@@ -18,7 +18,7 @@ import sys
 import threading
 import warnings as _warnings
 from pathlib import Path
-from typing import Optional, Set
+from typing import Any, Optional, Set
 
 ENV_VAR = "PADDLE_SHIM_WARNINGS"
 POLICIES = ("once", "off", "error")
@@ -107,6 +107,13 @@ def message(name: str, replacement: Optional[str], note: Optional[str] = None, a
     if note:
         text += f". {note.rstrip().rstrip('.')}"
     return text + (". `paddle-upgrade` rewrites it." if automatic else ".")
+
+
+def reporting_class(instance: Any) -> Optional[type]:
+    """The served legacy class whose use constructing `instance` reports: the most derived one in its
+    MRO. A user's subclass of `fluid.dygraph.Linear` reports Linear once; a served class that another
+    served class builds on does not report again from the base's `__init__`."""
+    return next((c for c in type(instance).__mro__ if "__legacy_name__" in c.__dict__), None)
 
 
 def legacy_api_used(name: str, replacement: Optional[str], note: Optional[str] = None,

@@ -23,7 +23,7 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from runtime_shim.warnings import legacy_api_used
+from runtime_shim.warnings import legacy_api_used, reporting_class
 
 
 @dataclass(frozen=True)
@@ -58,9 +58,7 @@ def _warning_wrapper(name: str, replacement: str, obj: Any) -> Any:
 
         @functools.wraps(original)
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-            # Only the most derived registered class reports, not every registered base it calls.
-            outermost = next(c for c in type(self).__mro__ if "__legacy_name__" in c.__dict__)
-            if outermost is obj:
+            if reporting_class(self) is obj:
                 legacy_api_used(name, replacement, automatic=_automatic(name))
             original(self, *args, **kwargs)
 

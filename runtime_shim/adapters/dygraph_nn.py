@@ -12,7 +12,7 @@ from api_mapping import Param
 from runtime_shim.adapters import adapter, for_transformer
 from runtime_shim.adapters.layers import apply_act, dropout_mode, pool
 from runtime_shim.resolve import CallTranslator, import_dotted, legacy_signature
-from runtime_shim.warnings import legacy_api_used
+from runtime_shim.warnings import legacy_api_used, reporting_class
 
 
 def _nn() -> Any:
@@ -33,7 +33,7 @@ def layer_act(entry: Any, generic: Any) -> type:
     name = entry.name
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if next(c for c in type(self).__mro__ if "__legacy_name__" in c.__dict__) is cls:
+        if reporting_class(self) is cls:
             legacy_api_used(name, entry.update_to, entry.warning)
         bound, extra = translator.bind(args, kwargs)
         act = bound.pop("act", None)

@@ -19,7 +19,7 @@ from runtime_shim import mode
 from runtime_shim.adapters import adapter, for_target_base
 from runtime_shim.resolve import CallTranslator, legacy_signature
 from runtime_shim.static_ops import op
-from runtime_shim.warnings import legacy_api_used
+from runtime_shim.warnings import legacy_api_used, reporting_class
 
 # ------------------------------------------------------------------------------------------------
 # Dygraph decays (1.8 `fluid.dygraph.learning_rate_scheduler`)
@@ -427,7 +427,7 @@ def legacy_optimizer(entry: Any, target: type) -> type:
     name = entry.name
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if next(c for c in type(self).__mro__ if "__legacy_name__" in c.__dict__) is cls:
+        if reporting_class(self) is cls:
             legacy_api_used(name, entry.update_to, entry.warning)
         bound, extra = translator.bind(args, kwargs)
         self._legacy_decay = None
