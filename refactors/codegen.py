@@ -15,6 +15,7 @@ from typing import Any, Dict, Mapping, Tuple
 
 import libcst as cst
 
+from refactors.hot_paths import HOLDS_STATEMENTS
 from refactors.scopes import child_fields
 
 
@@ -59,18 +60,13 @@ def _raw_copy(node: cst.CSTNode, changes: Dict[str, Any]) -> cst.CSTNode:
     return copy
 
 
-# What can hold a statement: the only nodes worth entering when only statements are recorded.
-_HOLDS_STATEMENTS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.ExceptHandler,
-                     cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase)
-
-
 def with_copies(node: cst.CSTNode, recorded: Mapping[int, Recorded], statements_only: bool = False) -> cst.CSTNode:
     """`node` for code generation: each recorded subtree in it (by id) stands in as its text. With
     `statements_only`, the recorded subtrees are statements, and expressions are not entered."""
     text = recorded.get(id(node))
     if text is not None:
         return _Copied(node, *text)
-    if statements_only and not isinstance(node, _HOLDS_STATEMENTS):
+    if statements_only and not isinstance(node, HOLDS_STATEMENTS):
         return node
     changes: Dict[str, Any] = {}
     for name in child_fields(type(node)):

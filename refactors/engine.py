@@ -224,7 +224,8 @@ def _with_todos(node, reasons: List[str]):
 
 
 class Upgrader(cst.CSTTransformer):
-    """Calls the steps' hooks at each use site; subtrees without one are not even entered."""
+    """Calls the steps' hooks at each use site. Run by `hot_paths.rebuild` over the analysis's hot set,
+    so subtrees without a use site are not even entered."""
 
     def __init__(self, ctx: Context, steps: Sequence[ModuleType]) -> None:
         super().__init__()
@@ -357,8 +358,6 @@ class Upgrader(cst.CSTTransformer):
         if isinstance(node, _STATEMENTS):
             self.ctx.todos.append([])
             self.ctx.statements.append(node)
-        if node is not self.ctx.module and self.ctx.resolver.skips(node):
-            return False  # no use site inside: nothing to rewrite, nothing to rebuild
         return super().on_visit(node)
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):

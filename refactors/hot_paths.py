@@ -18,7 +18,7 @@ from typing import Callable, Collection, Dict, Iterator, Set, Tuple, Union
 
 import libcst as cst
 
-from refactors.scopes import child_fields
+from refactors.scopes import child_fields, children
 
 Result = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]
 
@@ -98,7 +98,8 @@ def _single(new: Result, owner: type, name: str):
     return new
 
 
-_HOLDS_STATEMENTS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.ExceptHandler,
+# What can hold a statement (a pass over statements enters nothing else).
+HOLDS_STATEMENTS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.ExceptHandler,
                      cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase)
 _LINES = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
@@ -116,23 +117,12 @@ def _statement_paths(node: cst.CSTNode, small: Collection[int], hot: Set[int]) -
         found = any(id(s) in small for s in node.body)
     else:
         found = False
-        for name in child_fields(type(node)):
-            value = getattr(node, name)
-            for child in value if isinstance(value, (tuple, list)) else (value,):
-                if isinstance(child, _HOLDS_STATEMENTS + _LINES) and _statement_paths(child, small, hot):
-                    found = True
+        for child in children(node):
+            if isinstance(child, HOLDS_STATEMENTS + _LINES) and _statement_paths(child, small, hot):
+                found = True
     if found:
         hot.add(id(node))
     return found
-
-
-def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    for name in child_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            yield from (v for v in value if isinstance(v, cst.CSTNode))
 
 
 def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -142,7 +132,7 @@ def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(reversed(list(_children(node))))
+        stack.extend(reversed(list(children(node))))
 
 
 def paths_to(root: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool]) -> Set[int]:
@@ -154,7 +144,7 @@ def paths_to(root: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool]) -> Set[in
 
 def _paths_to(node: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool], hot: Set[int]) -> bool:
     found = wanted(node)
-    for child in _children(node):
+    for child in children(node):
         if _paths_to(child, wanted, hot):
             found = True
     if found:

@@ -22,7 +22,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from refactors.codegen import Recorded, with_copies
-from refactors.scopes import child_fields
+from refactors.scopes import children
 
 
 
@@ -229,12 +229,8 @@ def frontier(module: cst.Module, hot: Collection[int]) -> Set[int]:
 
 
 def _frontier(node: cst.CSTNode, hot: Collection[int], out: Set[int]) -> None:
-    for name in child_fields(type(node)):
-        value = getattr(node, name)
-        for child in value if isinstance(value, (tuple, list)) else (value,):
-            if not isinstance(child, cst.CSTNode):
-                continue
-            if id(child) in hot or _takes_context(type(child)):
-                _frontier(child, hot, out)
-            else:
-                out.add(id(child))
+    for child in children(node):
+        if id(child) in hot or _takes_context(type(child)):
+            _frontier(child, hot, out)
+        else:
+            out.add(id(child))

@@ -17,7 +17,7 @@ names, attribute names and parameter names are not references.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -97,6 +97,17 @@ def child_fields(kind: type) -> Tuple[str, ...]:
                       if f.name not in _TRIVIA and not f.name.startswith("whitespace"))
         _FIELDS[kind] = names
     return names
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The child nodes of `node` that can hold a name (in field order, which is nearly source order;
+    see `refactors.hot_paths.source_order`)."""
+    for name in child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            yield from (v for v in value if isinstance(v, cst.CSTNode))
 
 
 
@@ -314,14 +325,6 @@ class Analysis:
         while key and key not in self.hot:
             self.hot.add(key)
             key = self.parents.get(key, 0)
-
-    def skips(self, node: cst.CSTNode) -> bool:
-        """True when the rewriting pass need not enter `node`: no reference below it.
-
-        Every node that can lead to a reference is linked by the walk, so a node off every hot path
-        (whitespace and punctuation included) holds none.
-        """
-        return id(node) not in self.hot
 
     def lookup(self, name: str, scope: Scope) -> Optional[List[Optional[ImportBinding]]]:
         """The bindings `name` refers to from `scope` (None marks a non-import binding), or None when
