@@ -14,7 +14,7 @@ sets with `statement_paths` or `paths_to`; `descendants` is the cheap read-only 
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Callable, Collection, Dict, Iterator, Set, Tuple, Union
+from typing import Callable, Collection, Dict, Iterator, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -107,22 +107,8 @@ _LINES = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
 def statement_paths(root: cst.CSTNode, small: Collection[int]) -> Set[int]:
     """The hot set for a pass over statements: ids of the lines holding one of the `small`
     statements (by id) and of every statement and block around them. Expressions are not entered."""
-    hot: Set[int] = set()
-    _statement_paths(root, small, hot)
-    return hot
-
-
-def _statement_paths(node: cst.CSTNode, small: Collection[int], hot: Set[int]) -> bool:
-    if isinstance(node, _LINES):
-        found = any(id(s) in small for s in node.body)
-    else:
-        found = False
-        for child in children(node):
-            if isinstance(child, HOLDS_STATEMENTS + _LINES) and _statement_paths(child, small, hot):
-                found = True
-    if found:
-        hot.add(id(node))
-    return found
+    return paths_to(root, lambda node: isinstance(node, _LINES) and any(id(s) in small for s in node.body),
+                    through=HOLDS_STATEMENTS + _LINES)
 
 
 def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -135,17 +121,20 @@ def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(list(children(node))))
 
 
-def paths_to(root: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool]) -> Set[int]:
-    """The hot set for a `rebuild` that must reach every node below `root` for which `wanted` holds."""
+def paths_to(root: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool],
+             through: Optional[Tuple[type, ...]] = None) -> Set[int]:
+    """The hot set for a `rebuild` that must reach every node below `root` for which `wanted` holds;
+    with `through`, only children of those types are looked into."""
     hot: Set[int] = set()
-    _paths_to(root, wanted, hot)
+    _paths_to(root, wanted, through, hot)
     return hot
 
 
-def _paths_to(node: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool], hot: Set[int]) -> bool:
+def _paths_to(node: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool], through: Optional[Tuple[type, ...]],
+              hot: Set[int]) -> bool:
     found = wanted(node)
     for child in children(node):
-        if _paths_to(child, wanted, hot):
+        if (through is None or isinstance(child, through)) and _paths_to(child, wanted, through, hot):
             found = True
     if found:
         hot.add(id(node))
