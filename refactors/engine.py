@@ -9,6 +9,7 @@ given keywords, has its keywords changed, then is renamed.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
@@ -20,6 +21,7 @@ from refactors import findings as F
 from refactors.findings import Finding
 from refactors.hot_paths import rebuild
 from refactors.codegen import Recorded
+from refactors.partial_parse import MARKER, WholeModuleNeeded, line_offsets, stubs_in
 from refactors.positions import layout
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
 
@@ -89,6 +91,7 @@ class Context:
     reproduces: Optional[bool] = None  # libcst gives `source` back byte for byte (refactors.positions)
     recorded: Dict[int, Recorded] = field(default_factory=dict)  # text of cold subtrees (refactors.codegen)
     memo: Dict[object, object] = field(default_factory=dict)  # what a transformer learnt about this module
+    partial: bool = False  # parsed with its cold parts left out (refactors.partial_parse)
 
     def finish(self, site: Site) -> None:
         """Record the site's outcome once: converted, or left with its reason."""
@@ -123,7 +126,36 @@ class Context:
         return self.table.entries.get(qualname)
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        text = self.module.code_for_node(node)
+        if self.partial and MARKER in text:
+            raise WholeModuleNeeded("the code of a part left unparsed")
+        return text
+
+    def require_parsed(self, node: cst.CSTNode, into_definitions: bool = True, words: Sequence[str] = ()) -> None:
+        """For a transformer about to read all of `node`, not only the paths to its use sites: the parts
+        left unparsed (refactors.partial_parse) are needed, or with `words`, those whose text holds one of
+        them as a word. Without `into_definitions`, only the statements of the node's own scope are read."""
+        if not self.partial:
+            return
+        # A word as a whole, or numbered (`name_2`) as `fresh_name` makes them.
+        pattern = re.compile(r"\b(?:%s)(?:_\d+)?\b" % "|".join(map(re.escape, words))) if words else None
+        for first, last in stubs_in(node, into_definitions):
+            if pattern is None or pattern.search(self._lines(first, last)):
+                raise WholeModuleNeeded(f"lines {first}-{last} were not parsed")
+
+    def require_bindings(self, scope: Optional[Scope], name: str) -> None:
+        """For reading what `name` is bound to in `scope` and the scopes around it."""
+        while scope is not None:
+            self.require_parsed(scope.node, into_definitions=False, words=(name,))
+            scope = scope.parent
+
+    def _lines(self, first: int, last: int) -> str:
+        source = self.source or ""
+        offsets = self.memo.get("line offsets")
+        if offsets is None:
+            offsets = self.memo["line offsets"] = line_offsets(source)
+        assert isinstance(offsets, list)
+        return source[offsets[first - 1]:offsets[last] if last < len(offsets) else None]
 
     def expr(self, source: str) -> cst.BaseExpression:
         return cst.parse_expression(source, config=self.module.config_for_parsing)
@@ -167,6 +199,8 @@ class Context:
 
     def fresh_name(self, scope: Scope, base: str) -> str:
         """A name not bound in `scope` or any enclosing scope, nor introduced by this upgrade before."""
+        self.require_bindings(scope, base)
+
         def taken(name: str) -> bool:
             return name in self.new_names or self.resolver.lookup(name, scope) is not None
         name, n = base, 1
@@ -409,13 +443,14 @@ class Outcome:
 
 
 def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members,
-        source: Optional[str] = None, tree: Optional[ast.Module] = None) -> Outcome:
+        source: Optional[str] = None, tree: Optional[ast.Module] = None, partial: bool = False) -> Outcome:
     """Upgrade one parsed module with the given ordered steps. `source` is the text it was parsed
-    from and `tree` CPython's parse of it, when the caller has them (they save generating code)."""
+    from and `tree` CPython's parse of it, when the caller has them (they save generating code);
+    `partial`: the module was parsed from `source` with its cold parts left out."""
     resolver = analyse(module, star_members)
     if not resolver.imports:
         return Outcome(module, [], [])
     ctx = Context(table=table, module=module, resolver=resolver,
-                  enabled=tuple(getattr(s, "NAME") for s in steps), source=source, tree=tree)
+                  enabled=tuple(getattr(s, "NAME") for s in steps), source=source, tree=tree, partial=partial)
     new = rebuild(module, Upgrader(ctx, steps), resolver.hot)
     return Outcome(new, ctx.findings, ctx.sites, ctx.reproduces, ctx.recorded)

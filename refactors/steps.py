@@ -84,11 +84,12 @@ def select(names: Optional[Sequence[str]] = None):
 
 
 def upgrade_module(module: cst.Module, names: Optional[Sequence[str]] = None, source: Optional[str] = None,
-                   tree: Optional[ast.Module] = None) -> Tuple[cst.Module, Result]:
+                   tree: Optional[ast.Module] = None, partial: bool = False) -> Tuple[cst.Module, Result]:
     """Upgrade a parsed module. `source`, the text it was parsed from, and `tree`, CPython's parse of
-    that text, are optional; with both, only the top-level statements the upgrade concerns are
-    generated (refactors.positions)."""
-    outcome = engine.run(module, table(), select(names), star_members, source, tree)
+    that text, are optional; with both, only the statements the upgrade concerns are generated
+    (refactors.positions). `partial`: the module was parsed from `source` with its cold parts left
+    out (refactors.partial_parse); the upgrade raises `WholeModuleNeeded` when it needs one of them."""
+    outcome = engine.run(module, table(), select(names), star_members, source, tree, partial)
     return outcome.module, Result(outcome.module, outcome.findings, outcome.sites, outcome.module is module,
                                   outcome.reproduces, outcome.recorded)
 

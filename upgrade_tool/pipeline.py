@@ -232,18 +232,39 @@ class _LibcstMismatch(FileFailure):
 
 
 def _upgrade_body(text: str, names: Optional[Sequence[str]], tree: Optional[ast.Module]) -> "refactors.Result":
+    """Upgrade the text, parsing first only what can concern the upgrade (refactors.partial_parse), and
+    the whole text when that is not enough; both give the same result."""
+    from refactors.partial_parse import MARKER, WholeModuleNeeded, stub_cold_parts
+
+    stubbed = stub_cold_parts(text, tree) if tree is not None else None
+    if stubbed is not None:
+        try:
+            result = _upgrade_parsed(stubbed, text, names, tree, partial=True)
+            if result.unchanged or MARKER not in result.code:  # else a stub had to be generated
+                return result
+        except (WholeModuleNeeded, FileFailure):
+            pass  # the whole text decides
+    return _upgrade_parsed(text, text, names, tree, partial=False)
+
+
+def _upgrade_parsed(parsed: str, text: str, names: Optional[Sequence[str]], tree: Optional[ast.Module],
+                    partial: bool) -> "refactors.Result":
+    """Parse `parsed` (`text`, or with `partial` `text` with its cold parts left out) and upgrade it."""
     import libcst as cst  # here, not at the top: the CLI's main process never parses (see refactors/__init__)
+    from refactors.partial_parse import WholeModuleNeeded
 
     try:
-        module = cst.parse_module(text)
+        module = cst.parse_module(parsed)
     except cst.ParserSyntaxError as exc:
         raise _LibcstMismatch(f"libcst cannot parse line {exc.raw_line}: {exc.message}", exc.raw_line) from None
     except (RecursionError, MemoryError):
         raise FileFailure("too deeply nested to parse safely") from None
     try:
-        _, result = refactors.upgrade_module(module, names or None, text, tree)
+        _, result = refactors.upgrade_module(module, names or None, text, tree, partial)
     except RecursionError:
         raise FileFailure("too deeply nested to upgrade safely") from None
+    except WholeModuleNeeded:
+        raise
     except Exception as exc:  # a refactor bug must cost one file, never the run
         raise FileFailure(f"internal error in the refactors: {type(exc).__name__}: {exc}") from exc
     # Never write what libcst could not reproduce byte for byte (checked on the code the engine

@@ -113,6 +113,7 @@ def _class_uses(ctx: Context, cls: cst.ClassDef, owner: str) -> Tuple[_Attribute
     key = ("act-uses", id(cls), owner)
     found = ctx.memo.get(key)
     if found is None:
+        ctx.require_parsed(cls)  # all its methods are read, and later rewritten (`_wrap_in_class`)
         uses, elsewhere = _AttributeUses(owner), []
         for method in _methods(cls):
             if _first_param(method) == owner:

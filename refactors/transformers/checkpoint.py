@@ -80,6 +80,7 @@ def _assigned(ctx: Context, scope: Scope, name: str) -> List[Optional[cst.BaseEx
     key = ("assigned", id(scope.node), name)
     values = ctx.memo.get(key)
     if values is None:
+        ctx.require_parsed(scope.node, into_definitions=False, words=(name,))  # where it is assigned
         finder = _Assignments(name, scope.node)
         scope.node.visit(finder)
         values = ctx.memo[key] = finder.values or [None]

@@ -222,6 +222,7 @@ def stdlib_module(ctx: Context, site: Site, module: str) -> cst.Name:
 
     NeedsReview when the name is bound to something else where the call is.
     """
+    ctx.require_bindings(site.scope, module)
     scope: Optional[Scope] = site.scope
     while scope is not None and module not in scope.bindings:
         scope = scope.parent

@@ -273,6 +273,8 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
     scope_node = site.scope.node
     statement = ctx.statements[-1] if ctx.statements else None
     scheduler = _assigned_name(ctx, site)
+    # The scope is searched for the optimizers given the schedule and for their `minimize` in loops.
+    ctx.require_parsed(scope_node, into_definitions=False, words=("minimize",) + ((scheduler,) if scheduler else ()))
     optimizers: List[str] = []
     before: List[cst.BaseStatement] = []
     result: cst.BaseExpression = new
