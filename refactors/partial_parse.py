@@ -1,35 +1,37 @@
 """Parse only the parts of a file that can concern the upgrade.
 
-libcst's parse is most of an upgrade's cost, and in real 1.8 code about 30% of a file's text is in
-parts that never mention a name a paddle import binds: the bodies of helper functions and classes
-and, inside functions, the loops, branches and multi-line statements around the paddle calls. No
-use site can be in such a part. Before libcst sees the text, each one (the outermost) is replaced
-by one line, `...  # paddle-upgrade: not parsed, lines <first>-<last>`, at its indentation. The
-part is cold, so its original text is cut from the source like that of any other cold statement
-(refactors.positions) and the output keeps it byte for byte.
+libcst's parse is most of an upgrade's cost, and much of a real 1.8 file never mentions a name a
+paddle import binds: the bodies of helper functions and classes and, inside functions, the
+statements around the paddle calls. No use site can be there. Before libcst sees the text, each
+such part (a body, or a run of statements) is replaced by one line at its indentation,
+`...  # paddle-upgrade: not parsed, lines <first>-<last>`. The part is cold, so its original text is
+cut from the source like that of any other cold statement (refactors.positions), and the output
+keeps it byte for byte.
 
 A refactor that reads more than the paths to its use sites asks first
-(`engine.Context.require_parsed`): `act` reads all of a class's methods; the searches of a scope
-for a name's assignments (`save_dygraph`), for an optimizer's `minimize` in loops (learning-rate
-schedules) and for what a name is bound to (`fresh_name`, a standard-library import a rewrite adds)
-ask for the parts whose text holds the word they look for. A part they need raises
-`WholeModuleNeeded`, and the file is parsed whole.
+(`engine.Context.require_parsed` and `require_bindings`): `act` reads all of a class's methods;
+the searches of a scope for a name's binding and assignments (`save_dygraph`'s state dict,
+`fresh_name`, a standard-library import a rewrite adds) and for an optimizer's `minimize` in loops
+(learning-rate schedules) ask for the parts whose text holds the word they look for. A part they
+need raises `WholeModuleNeeded`, and the file is parsed whole. The words those searches always look
+for (`KEPT`) are kept parsed to begin with.
 
-Kept parsed, so that readers find what they expect: the module's own statements (its docstring and
-imports decide where imports go), docstrings, a block under a paddle `with` (it may be unwrapped,
-its statements moved), statements sharing a line, `elif` clauses, and the last statement of a block
-whose end libcst decides (before `else:`/`except:`, or a footer). Nothing is left out with a star
-import from paddle (it binds names the text does not spell), in code that says `global` or
-`nonlocal`, or in text with lone CRs, no final newline or a footer. A stub that would still be
-generated shows its marker, which the pipeline looks for in the output before parsing the whole
-file instead. Either way the result is that of a whole parse (tests/test_partial_parse.py).
+Also kept parsed, so that readers find what they expect: the module's own statements (its docstring
+and imports decide where imports go), docstrings, `pass` (a `try` left with only `pass` goes), a
+block under a paddle `with` (it may be unwrapped and its statements moved), statements sharing a
+line with others, `elif` clauses, and the last statement of a block whose end libcst decides
+(before `else:` or `except:`, or a footer). Nothing is left out with a star import from paddle (it
+binds names the text does not spell), or in text with lone CRs, no final newline or a footer. A
+stub that would still be generated shows its marker, which the pipeline looks for in the output
+before parsing the whole file instead. Either way the result is that of a whole parse
+(tests/test_partial_parse.py).
 """
 from __future__ import annotations
 
 import ast
 import re
 from bisect import bisect_left
-from typing import Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -40,9 +42,10 @@ MARKER = "paddle-upgrade: not parsed"
 _COMMENT = re.compile(r"# " + MARKER + r", lines (\d+)-(\d+)")
 
 ROOT = "paddle"
-# Words that make a part count as hot whatever the imports: the root, and the statements that bind
-# names in an enclosing scope.
-ALWAYS_HOT = (ROOT, "global", "nonlocal")
+# Words that keep a part parsed although it holds no use site: the statements that bind names in an
+# enclosing scope, and words refactors search a scope for beyond their use sites (see
+# `engine.Context.require_parsed`; kept parsed, those searches do not need the whole file).
+KEPT = ("global", "nonlocal", "minimize", "os", "lr_scheduler")
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _HOLDERS = HOLDS_STATEMENTS + (cst.SimpleStatementLine,)
@@ -50,6 +53,16 @@ _HOLDERS = HOLDS_STATEMENTS + (cst.SimpleStatementLine,)
 
 class WholeModuleNeeded(Exception):
     """The upgrade needs a part of the module that was left unparsed: parse the whole text."""
+
+
+def stub_lines(stmt: cst.CSTNode) -> Optional[Tuple[int, int]]:
+    """The first and last line of the source a stub statement stands for; None for other nodes."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        comment = stmt.trailing_whitespace.comment
+        match = _COMMENT.fullmatch(comment.value) if comment is not None else None
+        if match:
+            return int(match.group(1)), int(match.group(2))
+    return None
 
 
 def stubs_in(node: cst.CSTNode, into_definitions: bool = True) -> Iterator[Tuple[int, int]]:
@@ -60,10 +73,9 @@ def stubs_in(node: cst.CSTNode, into_definitions: bool = True) -> Iterator[Tuple
     while stack:
         current = stack.pop()
         if isinstance(current, cst.SimpleStatementLine):
-            comment = current.trailing_whitespace.comment
-            match = _COMMENT.fullmatch(comment.value) if comment is not None else None
-            if match:
-                yield int(match.group(1)), int(match.group(2))
+            lines = stub_lines(current)
+            if lines is not None:
+                yield lines
         elif into_definitions or current is node or not isinstance(current, (cst.FunctionDef, cst.ClassDef)):
             stack.extend(child for child in children(current) if isinstance(child, _HOLDERS))
 
@@ -76,8 +88,8 @@ def stub_cold_parts(text: str, tree: ast.Module) -> Optional[str]:
     names = _hot_names(tree)
     if names is None:
         return None
-    pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
-    hits = [m.start() for m in pattern.finditer(text)]
+    uses, kept = _offsets_of(names, text), _offsets_of(KEPT, text)
+    hits = Hits(uses, sorted(uses + kept))
     offsets = line_offsets(text)
     if not tree.body or text[_line_end(text, offsets, tree.body[-1].end_lineno or 0):].strip():
         return None  # comments after the last statement: libcst's footer, and every statement is generated
@@ -99,9 +111,20 @@ def stub_cold_parts(text: str, tree: ast.Module) -> Optional[str]:
     return "".join(out)
 
 
+def _offsets_of(words: Iterable[str], text: str) -> List[int]:
+    """Where the words start in the text, as whole words (names are whole words wherever used)."""
+    pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+    return [m.start() for m in pattern.finditer(text)]
+
+
+class Hits(NamedTuple):
+    uses: List[int]  # offsets of the names paddle imports bind: where use sites can be
+    kept: List[int]  # those and the offsets of the `KEPT` words: what no stub may hold
+
+
 def _hot_names(tree: ast.Module) -> Optional[Set[str]]:
     """Every name an import of paddle binds, anywhere in the module (None: a star import)."""
-    names = set(ALWAYS_HOT)
+    names = {ROOT}
     for stmt in _statements(tree.body):
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
@@ -151,28 +174,37 @@ def _first_line(stmt: ast.stmt) -> int:
     return min([stmt.lineno, *(d.lineno for d in decorators)]) if decorators else stmt.lineno
 
 
-def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: List[int],
+def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: Hits,
           spans: List[Tuple[int, int]], module_level: bool = True, closed: bool = False) -> None:
     """Add the line spans of the outermost cold parts under `body`: the bodies of definitions, and
-    whole statements (compound, or spanning lines) inside a function or class. `closed`: a
+    inside a function or class each run of statements (one stub stands for a run). `closed`: a
     clause (`else:`, `except:`) follows the block, so where its last statement ends is libcst's to
     decide, and a cold one is generated whole: nothing in it is left out."""
+    run: List[int] = []  # indexes of the cold statements a stub may replace, one after the other
+
+    def flush() -> None:
+        if run and _alone(body, run[0], run[-1], text, offsets):
+            spans.append((_first_line(body[run[0]]), body[run[-1]].end_lineno or body[run[-1]].lineno))
+        run.clear()
+
     for index, stmt in enumerate(body):
-        first, last = _first_line(stmt), stmt.end_lineno or stmt.lineno
-        if not _hot(hits, offsets[first - 1], _line_end(text, offsets, last)):
-            if closed and index == len(body) - 1:
-                continue  # generated whole (its end is not known), so nothing in it may be left out
+        start, end = offsets[_first_line(stmt) - 1], _line_end(text, offsets, stmt.end_lineno or stmt.lineno)
+        if closed and index == len(body) - 1 and not _hot(hits.uses, start, end):
+            break  # cold, so generated whole (its end is not known): nothing in it may be left out
+        if not _hot(hits.kept, start, end):
             if isinstance(stmt, _DEFINITIONS):
+                flush()
                 span = _body_lines(stmt, text, offsets)
                 if span is not None:
                     spans.append(span)
                 continue
-            if not module_level and (last > first or any(True for _ in _blocks(stmt))) and not _is_string(stmt) \
-                    and _alone(body, index, text, offsets):
-                spans.append((first, last))
+            if not module_level and not isinstance(stmt, ast.Pass) and not _is_string(stmt) \
+                    and not _is_elif(stmt, text, offsets):
+                run.append(index)
                 continue
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)) \
-                and _hot(hits, offsets[stmt.lineno - 1], offsets[_first_line(stmt.body[0]) - 1]):
+        flush()
+        if isinstance(stmt, (ast.With, ast.AsyncWith)) \
+                and _hot(hits.uses, offsets[stmt.lineno - 1], offsets[_first_line(stmt.body[0]) - 1]):
             continue  # a paddle guard's block may be unwrapped: its statements would move
         blocks = [block for block in _blocks(stmt) if block]
         final = max(blocks, key=lambda block: block[-1].end_lineno or 0) if blocks else None
@@ -180,6 +212,7 @@ def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: List[in
         for block in blocks:
             _cold(block, text, offsets, hits, spans, False,
                   block is not final or ends_unknown or _has_footer(block, text, offsets))
+    flush()
 
 
 def _has_footer(block: Sequence[ast.stmt], text: str, offsets: List[int]) -> bool:
@@ -203,17 +236,23 @@ def _is_string(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
-def _alone(body: Sequence[ast.stmt], index: int, text: str, offsets: List[int]) -> bool:
-    """Whether `body[index]` is a statement with lines to itself: it starts its first line after the
-    indentation, and the next statement starts on a later line than its last (no `;` between them)."""
-    stmt = body[index]
-    line = text[offsets[stmt.lineno - 1]:_line_end(text, offsets, stmt.lineno)]
-    code = line.lstrip(" \t\f")
-    if len(line) - len(code) != stmt.col_offset:  # whitespace: bytes are characters
+def _is_elif(stmt: ast.stmt, text: str, offsets: List[int]) -> bool:
+    """CPython's `orelse` holds an `elif` as an `if`; in the text it is a clause, not a statement."""
+    if not isinstance(stmt, ast.If):
         return False
-    if isinstance(stmt, ast.If) and code.startswith("elif"):
-        return False  # CPython's `orelse` holds an `elif` as an `if`; in the text it is a clause
-    return index + 1 == len(body) or _first_line(body[index + 1]) > (stmt.end_lineno or stmt.lineno)
+    line = text[offsets[stmt.lineno - 1]:_line_end(text, offsets, stmt.lineno)]
+    return line.lstrip(" \t\f").startswith("elif")
+
+
+def _alone(body: Sequence[ast.stmt], first: int, last: int, text: str, offsets: List[int]) -> bool:
+    """Whether `body[first:last + 1]` has its lines to itself: it starts its first line after the
+    indentation, and the next statement starts on a later line than its last (no `;` between)."""
+    stmt = body[first]
+    line = text[offsets[stmt.lineno - 1]:_line_end(text, offsets, stmt.lineno)]
+    if len(line) - len(line.lstrip(" \t\f")) != stmt.col_offset:  # whitespace: bytes are characters
+        return False
+    end = body[last].end_lineno or body[last].lineno
+    return last + 1 == len(body) or _first_line(body[last + 1]) > end
 
 
 def _hot(hits: List[int], start: int, end: int) -> bool:

@@ -22,6 +22,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from refactors.codegen import Recorded, with_copies
+from refactors.partial_parse import stub_lines
 from refactors.scopes import children
 
 
@@ -144,6 +145,12 @@ def _cut(statements: Sequence[cst.BaseStatement], nodes: Sequence[ast.stmt], off
             return None
         firsts.append(nodes[index])
         starts.append(_first_line(nodes[index]) - len(stmt.leading_lines))
+        stub = stub_lines(stmt)
+        if stub is not None:  # one stub for a run of statements (refactors.partial_parse)
+            index += 1
+            while index < len(nodes) and _first_line(nodes[index]) <= stub[1]:
+                index += 1
+            continue
         index += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
     if index != len(nodes) or not starts or starts[0] < 1 or starts[-1] > len(offsets) \
             or any(b <= a for a, b in zip(starts, starts[1:])):

@@ -73,6 +73,7 @@ def _target_names(node: cst.BaseExpression) -> List[str]:
 def _assigned(ctx: Context, scope: Scope, name: str) -> List[Optional[cst.BaseExpression]]:
     """What `name` is assigned in the scope that binds it (None entries: unknown values); each scope
     is read once per name, however many calls ask."""
+    ctx.require_bindings(scope, name)  # where it is bound, and what it is assigned there
     while scope is not None and name not in scope.bindings:
         scope = scope.parent  # type: ignore[assignment]
     if scope is None:
@@ -80,7 +81,6 @@ def _assigned(ctx: Context, scope: Scope, name: str) -> List[Optional[cst.BaseEx
     key = ("assigned", id(scope.node), name)
     values = ctx.memo.get(key)
     if values is None:
-        ctx.require_parsed(scope.node, into_definitions=False, words=(name,))  # where it is assigned
         finder = _Assignments(name, scope.node)
         scope.node.visit(finder)
         values = ctx.memo[key] = finder.values or [None]
