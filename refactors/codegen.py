@@ -16,7 +16,7 @@ from typing import Any, Dict, Mapping, Tuple
 import libcst as cst
 
 from refactors.hot_paths import HOLDS_STATEMENTS
-from refactors.scopes import child_fields
+from refactors.scopes import child_fields, is_node
 
 
 Recorded = Tuple[str, Tuple[str, ...]]  # a subtree's text, and the indentation it was generated at
@@ -71,13 +71,12 @@ def with_copies(node: cst.CSTNode, recorded: Mapping[int, Recorded], statements_
     changes: Dict[str, Any] = {}
     for name in child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if is_node(value):
             new = with_copies(value, recorded, statements_only)
             if new is not value:
                 changes[name] = new
         elif isinstance(value, (tuple, list)) and value:
-            items = tuple(with_copies(v, recorded, statements_only) if isinstance(v, cst.CSTNode) else v
-                          for v in value)
+            items = tuple(with_copies(v, recorded, statements_only) if is_node(v) else v for v in value)
             if any(a is not b for a, b in zip(items, value)):
                 changes[name] = items
     return _raw_copy(node, changes) if changes else node

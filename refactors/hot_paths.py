@@ -63,11 +63,10 @@ def rebuild(node: cst.CSTNode, transformer: cst.CSTTransformer, hot: Collection[
     changes = {}
     for name in source_order(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if id(value) in hot:
-                new = rebuild(value, transformer, hot)
-                if new is not value:
-                    changes[name] = _single(new, type(node), name)
+        if id(value) in hot:  # a node of the tree (only those are in `hot`)
+            new = rebuild(value, transformer, hot)
+            if new is not value:
+                changes[name] = _single(new, type(node), name)
         elif isinstance(value, (tuple, list)) and any(id(item) in hot for item in value):
             items, changed = [], False
             for item in value:

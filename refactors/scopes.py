@@ -99,16 +99,32 @@ def child_fields(kind: type) -> Tuple[str, ...]:
     return names
 
 
+# isinstance(x, cst.CSTNode) goes through the ABC machinery; the walks here ask it millions of times.
+_IS_NODE: Dict[type, bool] = {}
+
+
+def is_node(value: object) -> bool:
+    """isinstance(value, cst.CSTNode), answered once per type."""
+    known = _IS_NODE.get(type(value))
+    if known is None:
+        known = _IS_NODE[type(value)] = isinstance(value, cst.CSTNode)
+    return known
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The child nodes of `node` that can hold a name (in field order, which is nearly source order;
     see `refactors.hot_paths.source_order`)."""
     for name in child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if is_node(value):
             yield value
         elif isinstance(value, (tuple, list)):
-            yield from (v for v in value if isinstance(v, cst.CSTNode))
+            yield from (v for v in value if is_node(v))
 
+
+
+_UNKNOWN = object()
+_HANDLERS: Dict[type, Optional[Callable]] = {}  # node type -> its `_Walker.on_<Type>`, or None
 
 
 class _Walker:
@@ -124,10 +140,13 @@ class _Walker:
 
     # -- generic descent ------------------------------------------------------------------------
     def walk(self, node: cst.CSTNode) -> None:
-        handler = getattr(self, "on_" + type(node).__name__, None)
+        kind = type(node)
+        handler = _HANDLERS.get(kind, _UNKNOWN)
+        if handler is _UNKNOWN:
+            handler = _HANDLERS[kind] = getattr(_Walker, "on_" + kind.__name__, None)
         self._enter(node)
         if handler is not None:
-            handler(node)
+            handler(self, node)
         else:
             self.children(node)
         self._path.pop()
@@ -143,11 +162,11 @@ class _Walker:
             if name in skip:
                 continue
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
+            if is_node(value):
                 self.walk(value)
             elif isinstance(value, (tuple, list)):
                 for item in value:
-                    if isinstance(item, cst.CSTNode):
+                    if is_node(item):
                         self.walk(item)
 
     def in_scope(self, scope: Scope, *nodes: Optional[cst.CSTNode]) -> None:
