@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left
-from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -88,8 +88,8 @@ def stub_cold_parts(text: str, tree: ast.Module) -> Optional[str]:
     names = _hot_names(tree)
     if names is None:
         return None
-    uses, kept = _offsets_of(names, text), _offsets_of(KEPT, text)
-    hits = Hits(uses, sorted(uses + kept))
+    uses = _offsets_of(names, text)
+    hits = Hits(uses, sorted(uses + _offsets_of(KEPT, text)))
     offsets = line_offsets(text)
     if not tree.body or text[_line_end(text, offsets, tree.body[-1].end_lineno or 0):].strip():
         return None  # comments after the last statement: libcst's footer, and every statement is generated
@@ -112,9 +112,22 @@ def stub_cold_parts(text: str, tree: ast.Module) -> Optional[str]:
 
 
 def _offsets_of(words: Iterable[str], text: str) -> List[int]:
-    """Where the words start in the text, as whole words (names are whole words wherever used)."""
-    pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
-    return [m.start() for m in pattern.finditer(text)]
+    """Where the words start in the text, as whole words (names are whole words wherever used).
+    `str.find` and a look at the characters around: several times cheaper than a regex."""
+    found = []
+    for word in words:
+        size, at = len(word), text.find(word)
+        while at != -1:
+            end = at + size
+            if not (at and _word_char(text[at - 1])) and not (end < len(text) and _word_char(text[end])):
+                found.append(at)
+            at = text.find(word, end)
+    found.sort()
+    return found
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 class Hits(NamedTuple):
@@ -125,35 +138,42 @@ class Hits(NamedTuple):
 def _hot_names(tree: ast.Module) -> Optional[Set[str]]:
     """Every name an import of paddle binds, anywhere in the module (None: a star import)."""
     names = {ROOT}
-    for stmt in _statements(tree.body):
+    stack = list(tree.body)
+    while stack:
+        stmt = stack.pop()
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 if alias.name.split(".")[0] == ROOT:
                     names.add(alias.asname or ROOT)
-        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and (stmt.module or "").split(".")[0] == ROOT:
-            for alias in stmt.names:
-                if alias.name == "*":
-                    return None
-                names.add(alias.asname or alias.name)
+        elif isinstance(stmt, ast.ImportFrom):
+            if not stmt.level and (stmt.module or "").split(".")[0] == ROOT:
+                for alias in stmt.names:
+                    if alias.name == "*":
+                        return None
+                    names.add(alias.asname or alias.name)
+        else:
+            for block in _blocks(stmt):
+                stack.extend(block)
     return names
 
 
+_BLOCK_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
 def _blocks(stmt: ast.stmt) -> Iterator[Sequence[ast.stmt]]:
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(stmt, name, None)
-        if isinstance(block, list):
-            yield block
-    for handler in getattr(stmt, "handlers", ()):
-        yield handler.body
-    for case in getattr(stmt, "cases", ()):
-        yield case.body
-
-
-def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    for stmt in body:
-        yield stmt
-        for block in _blocks(stmt):
-            yield from _statements(block)
+    """The statement lists of a compound statement (none for a simple one)."""
+    names = _BLOCK_FIELDS.get(type(stmt))
+    if names is None:
+        fields = type(stmt)._fields
+        names = _BLOCK_FIELDS[type(stmt)] = tuple(
+            n for n in ("body", "orelse", "finalbody", "handlers", "cases") if n in fields)
+    for name in names:
+        value = getattr(stmt, name)
+        if name in ("handlers", "cases"):
+            for part in value:
+                yield part.body
+        else:
+            yield value
 
 
 def line_offsets(text: str) -> List[int]:

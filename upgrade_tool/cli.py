@@ -297,6 +297,7 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
     started = time.monotonic()
     backup_root = os.path.abspath(os.path.expanduser(backup_dir)) if backup_dir else backup.default_root()
     prune = [p for p in (session.outpath, backup_root if session.write else None) if p]
+    runner.start_workers_early(runner.cpu_workers(parallel))
     items = discover(inputs, exclude, prune)
     jobs = sum(1 for item in items if isinstance(item, Job))
     options = runner.Options(names=tuple(refactor_names) or None, max_bytes=int(max_file_size * 1024 * 1024),

@@ -255,6 +255,14 @@ def _context():
     return multiprocessing.get_context("spawn")
 
 
+def start_workers_early(workers: int) -> None:
+    """Start the process workers are forked from now: it imports libcst and the refactors (a fifth of
+    a second) while this process finds the files."""
+    if workers > 1 and _context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+        forkserver.ensure_running()
+
+
 def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_worker_init)
 
