@@ -13,8 +13,8 @@ A refactor that reads more than the paths to its use sites asks first
 the searches of a scope for a name's binding and assignments (`save_dygraph`'s state dict,
 `fresh_name`, a standard-library import a rewrite adds) and for an optimizer's `minimize` in loops
 (learning-rate schedules) ask for the parts whose text holds the word they look for. A part they
-need raises `WholeModuleNeeded`, and the file is parsed whole. The words those searches always look
-for (`KEPT`) are kept parsed to begin with.
+need raises `WholeModuleNeeded`, and the file is parsed whole. So that this stays rare, the words
+those searches always look for (`KEPT`) stay parsed, and so does a class that says `act`.
 
 Also kept parsed, so that readers find what they expect: the module's own statements (its docstring
 and imports decide where imports go), docstrings, `pass` (a `try` left with only `pass` goes), a
@@ -46,6 +46,9 @@ ROOT = "paddle"
 # enclosing scope, and words refactors search a scope for beyond their use sites (see
 # `engine.Context.require_parsed`; kept parsed, those searches do not need the whole file).
 KEPT = ("global", "nonlocal", "minimize", "os", "lr_scheduler")
+# A class that says `act` may have a layer whose activation moves into its methods, all of which are
+# then read (`act`): it stays parsed whole.
+WHOLE_CLASS = ("act",)
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _HOLDERS = HOLDS_STATEMENTS + (cst.SimpleStatementLine,)
@@ -89,7 +92,7 @@ def stub_cold_parts(text: str, tree: ast.Module) -> Optional[str]:
     if names is None:
         return None
     uses = _offsets_of(names, text)
-    hits = Hits(uses, sorted(uses + _offsets_of(KEPT, text)))
+    hits = Hits(uses, sorted(uses + _offsets_of(KEPT, text)), _offsets_of(WHOLE_CLASS, text))
     offsets = line_offsets(text)
     if not tree.body or text[_line_end(text, offsets, tree.body[-1].end_lineno or 0):].strip():
         return None  # comments after the last statement: libcst's footer, and every statement is generated
@@ -133,6 +136,7 @@ def _word_char(char: str) -> bool:
 class Hits(NamedTuple):
     uses: List[int]  # offsets of the names paddle imports bind: where use sites can be
     kept: List[int]  # those and the offsets of the `KEPT` words: what no stub may hold
+    whole_class: List[int]  # offsets of the `WHOLE_CLASS` words
 
 
 def _hot_names(tree: ast.Module) -> Optional[Set[str]]:
@@ -226,6 +230,8 @@ def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: Hits,
         if isinstance(stmt, (ast.With, ast.AsyncWith)) \
                 and _hot(hits.uses, offsets[stmt.lineno - 1], offsets[_first_line(stmt.body[0]) - 1]):
             continue  # a paddle guard's block may be unwrapped: its statements would move
+        if isinstance(stmt, ast.ClassDef) and _hot(hits.whole_class, start, end):
+            continue
         blocks = [block for block in _blocks(stmt) if block]
         final = max(blocks, key=lambda block: block[-1].end_lineno or 0) if blocks else None
         ends_unknown = closed and index == len(body) - 1  # so do those of its final block's last statement
