@@ -193,7 +193,8 @@ def _line_end(text: str, offsets: List[int], line: int) -> int:
     return offsets[line] if line < len(offsets) else len(text)
 
 
-def _first_line(stmt: ast.stmt) -> int:
+def start_line(stmt: ast.stmt) -> int:
+    """The line a statement's text starts on: its first decorator's, if any."""
     decorators = getattr(stmt, "decorator_list", None)
     return min([stmt.lineno, *(d.lineno for d in decorators)]) if decorators else stmt.lineno
 
@@ -208,11 +209,11 @@ def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: Hits,
 
     def flush() -> None:
         if run and _alone(body, run[0], run[-1], text, offsets):
-            spans.append((_first_line(body[run[0]]), body[run[-1]].end_lineno or body[run[-1]].lineno))
+            spans.append((start_line(body[run[0]]), body[run[-1]].end_lineno or body[run[-1]].lineno))
         run.clear()
 
     for index, stmt in enumerate(body):
-        start, end = offsets[_first_line(stmt) - 1], _line_end(text, offsets, stmt.end_lineno or stmt.lineno)
+        start, end = offsets[start_line(stmt) - 1], _line_end(text, offsets, stmt.end_lineno or stmt.lineno)
         if closed and index == len(body) - 1 and not _hot(hits.uses, start, end):
             break  # cold, so generated whole (its end is not known): nothing in it may be left out
         if not _hot(hits.kept, start, end):
@@ -228,7 +229,7 @@ def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: Hits,
                 continue
         flush()
         if isinstance(stmt, (ast.With, ast.AsyncWith)) \
-                and _hot(hits.uses, offsets[stmt.lineno - 1], offsets[_first_line(stmt.body[0]) - 1]):
+                and _hot(hits.uses, offsets[stmt.lineno - 1], offsets[start_line(stmt.body[0]) - 1]):
             continue  # a paddle guard's block may be unwrapped: its statements would move
         if isinstance(stmt, ast.ClassDef) and _hot(hits.whole_class, start, end):
             continue
@@ -278,7 +279,7 @@ def _alone(body: Sequence[ast.stmt], first: int, last: int, text: str, offsets: 
     if len(line) - len(line.lstrip(" \t\f")) != stmt.col_offset:  # whitespace: bytes are characters
         return False
     end = body[last].end_lineno or body[last].lineno
-    return last + 1 == len(body) or _first_line(body[last + 1]) > end
+    return last + 1 == len(body) or start_line(body[last + 1]) > end
 
 
 def _hot(hits: List[int], start: int, end: int) -> bool:
@@ -290,7 +291,7 @@ def _hot(hits: List[int], start: int, end: int) -> bool:
 def _body_lines(stmt: ast.stmt, text: str, offsets: List[int]) -> Optional[Tuple[int, int]]:
     """First and last line of a definition's body when the body has lines of its own (not `def f(): x`)."""
     body = stmt.body  # type: ignore[attr-defined]
-    first = _first_line(body[0])
+    first = start_line(body[0])
     line = text[offsets[first - 1]:_line_end(text, offsets, first)]
     code = line.lstrip(" \t\f")
     indent = len(line) - len(code)

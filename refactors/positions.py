@@ -22,7 +22,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from refactors.codegen import Recorded, with_copies
-from refactors.partial_parse import stub_lines
+from refactors.partial_parse import line_offsets, start_line, stub_lines
 from refactors.scopes import children
 
 
@@ -94,7 +94,7 @@ def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], hot: Collection[int
     wanted, marked = {id(n) for n in nodes}, frontier(module, hot)
     positions: Dict[int, Tuple[int, int]] = {}
     recorded: Dict[int, Recorded] = {}
-    offsets = _line_offsets(source)
+    offsets = line_offsets(source)
     spans = _statement_spans(module, source, tree, offsets) if tree is not None else None
     if spans is None:
         code = _generate(module, module, wanted, marked, 1, positions, recorded)
@@ -116,19 +116,6 @@ def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], hot: Collection[int
     return Layout(positions, reproduces, recorded)
 
 
-def _line_offsets(source: str) -> List[int]:
-    offsets, at = [0], source.find("\n")
-    while at != -1:
-        offsets.append(at + 1)
-        at = source.find("\n", at + 1)
-    return offsets
-
-
-def _first_line(stmt: ast.stmt) -> int:
-    decorators = getattr(stmt, "decorator_list", None)
-    return min([stmt.lineno, *(d.lineno for d in decorators)]) if decorators else stmt.lineno
-
-
 Span = Tuple[int, int, Optional[int], ast.stmt]  # first line, start and end offsets, CPython's node
 
 
@@ -144,11 +131,11 @@ def _cut(statements: Sequence[cst.BaseStatement], nodes: Sequence[ast.stmt], off
         if index >= len(nodes):
             return None
         firsts.append(nodes[index])
-        starts.append(_first_line(nodes[index]) - len(stmt.leading_lines))
+        starts.append(start_line(nodes[index]) - len(stmt.leading_lines))
         stub = stub_lines(stmt)
         if stub is not None:  # one stub for a run of statements (refactors.partial_parse)
             index += 1
-            while index < len(nodes) and _first_line(nodes[index]) <= stub[1]:
+            while index < len(nodes) and start_line(nodes[index]) <= stub[1]:
                 index += 1
             continue
         index += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1

@@ -9,7 +9,8 @@ import pytest
 
 import refactors
 from refactors import codegen
-from refactors.positions import _cold_inside, _line_offsets, _statement_spans, layout
+from refactors.partial_parse import line_offsets
+from refactors.positions import _cold_inside, _statement_spans, layout
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INPUTS = sorted(p for step in refactors.NAMES for p in (FIXTURES / step).glob("*.in.py")) + \
@@ -99,11 +100,11 @@ def test_where_cutting_is_not_safe_the_whole_module_is_generated(source: str) ->
     _, cut = refactors.upgrade_module(cst.parse_module(source), None, source, ast.parse(source))
     assert cut.reproduces is True
     assert cut.code == refactors.upgrade_code(source).code
-    assert _statement_spans(cst.parse_module(source), source, ast.parse(source), _line_offsets(source)) is None
+    assert _statement_spans(cst.parse_module(source), source, ast.parse(source), line_offsets(source)) is None
 
 
 def test_statement_spans_follow_cpython_lines_and_libcst_leading_lines() -> None:
-    header, spans = _statement_spans(cst.parse_module(ODD), ODD, ast.parse(ODD), _line_offsets(ODD))
+    header, spans = _statement_spans(cst.parse_module(ODD), ODD, ast.parse(ODD), line_offsets(ODD))
     assert header == ""
     assert [line for line, *_ in spans] == [1, 2, 3, 8]
     texts = [ODD[start:end] for _, start, end, _ in spans]
@@ -160,7 +161,7 @@ def test_cold_statements_in_the_blocks_of_a_hot_loop_are_cut_but_not_before_its_
     c, d = loop.orelse.body.body
     hot = {id(module), id(loop), id(loop.body), id(x)}
     cut: dict = {}
-    _cold_inside(module, loop, tree.body[1], len(BLOCKS), (), BLOCKS, _line_offsets(BLOCKS), hot, cut)
+    _cold_inside(module, loop, tree.body[1], len(BLOCKS), (), BLOCKS, line_offsets(BLOCKS), hot, cut)
     # the body's last statement is not cut: where `else:` begins is libcst's business, not CPython's
     assert cut == {id(a): ("    a = 1\n", ("    ",)), id(c): ("    c = 4\n", ("    ",)),
                    id(d): ("    d = 5\n", ("    ",))}  # the last block ends with the loop
