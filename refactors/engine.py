@@ -21,7 +21,7 @@ from refactors import findings as F
 from refactors.findings import Finding
 from refactors.hot_paths import rebuild
 from refactors.codegen import Recorded
-from refactors.partial_parse import MARKER, WholeModuleNeeded, line_offsets, stubs_in
+from refactors.partial_parse import MARKER, WholeModuleNeeded, line_end, line_offsets, stubs_in
 from refactors.positions import layout
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
 
@@ -155,7 +155,7 @@ class Context:
         if offsets is None:
             offsets = self.memo["line offsets"] = line_offsets(source)
         assert isinstance(offsets, list)
-        return source[offsets[first - 1]:offsets[last] if last < len(offsets) else None]
+        return source[offsets[first - 1]:line_end(source, offsets, last)]
 
     def expr(self, source: str) -> cst.BaseExpression:
         return cst.parse_expression(source, config=self.module.config_for_parsing)

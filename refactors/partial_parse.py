@@ -36,12 +36,11 @@ from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequenc
 import libcst as cst
 
 from refactors.hot_paths import HOLDS_STATEMENTS
-from refactors.scopes import children
+from refactors.scopes import ROOT, children
 
 MARKER = "paddle-upgrade: not parsed"
 _COMMENT = re.compile(r"# " + MARKER + r", lines (\d+)-(\d+)")
 
-ROOT = "paddle"
 # Words that keep a part parsed although it holds no use site: the statements that bind names in an
 # enclosing scope, and words refactors search a scope for beyond their use sites (see
 # `engine.Context.require_parsed`; kept parsed, those searches do not need the whole file).
@@ -94,7 +93,7 @@ def stub_cold_parts(text: str, tree: ast.Module) -> Optional[str]:
     uses = _offsets_of(names, text)
     hits = Hits(uses, sorted(uses + _offsets_of(KEPT, text)), _offsets_of(WHOLE_CLASS, text))
     offsets = line_offsets(text)
-    if not tree.body or text[_line_end(text, offsets, tree.body[-1].end_lineno or 0):].strip():
+    if not tree.body or text[line_end(text, offsets, tree.body[-1].end_lineno or 0):].strip():
         return None  # comments after the last statement: libcst's footer, and every statement is generated
     spans: List[Tuple[int, int]] = []
     _cold(tree.body, text, offsets, hits, spans)
@@ -104,8 +103,8 @@ def stub_cold_parts(text: str, tree: ast.Module) -> Optional[str]:
     out: List[str] = []
     at = 0  # offset in text up to which it is copied
     for first, last in spans:
-        start, end = offsets[first - 1], _line_end(text, offsets, last)
-        line = text[start:_line_end(text, offsets, first)]
+        start, end = offsets[first - 1], line_end(text, offsets, last)
+        line = text[start:line_end(text, offsets, first)]
         indent = line[: len(line) - len(line.lstrip(" \t\f"))]
         newline = "\r\n" if text.endswith("\r\n", start, end) else "\n" if text.endswith("\n", start, end) else ""
         out += [text[at:start], indent, f"...  # {MARKER}, lines {first}-{last}", newline]
@@ -189,7 +188,8 @@ def line_offsets(text: str) -> List[int]:
     return offsets
 
 
-def _line_end(text: str, offsets: List[int], line: int) -> int:
+def line_end(text: str, offsets: List[int], line: int) -> int:
+    """Offset where line `line` (1-based) ends, its newline included."""
     return offsets[line] if line < len(offsets) else len(text)
 
 
@@ -213,7 +213,7 @@ def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: Hits,
         run.clear()
 
     for index, stmt in enumerate(body):
-        start, end = offsets[start_line(stmt) - 1], _line_end(text, offsets, stmt.end_lineno or stmt.lineno)
+        start, end = offsets[start_line(stmt) - 1], line_end(text, offsets, stmt.end_lineno or stmt.lineno)
         if closed and index == len(body) - 1 and not _hot(hits.uses, start, end):
             break  # cold, so generated whole (its end is not known): nothing in it may be left out
         if not _hot(hits.kept, start, end):
@@ -245,11 +245,11 @@ def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: Hits,
 def _has_footer(block: Sequence[ast.stmt], text: str, offsets: List[int]) -> bool:
     """Whether comment or whitespace lines indented like the block follow its last statement (libcst
     keeps them as the block's footer, and then the last statement's end is its to decide)."""
-    first = text[offsets[block[0].lineno - 1]:_line_end(text, offsets, block[0].lineno)]
+    first = text[offsets[block[0].lineno - 1]:line_end(text, offsets, block[0].lineno)]
     indent = first[: len(first) - len(first.lstrip(" \t\f"))]
     number = (block[-1].end_lineno or block[-1].lineno) + 1
     while number <= len(offsets):
-        line = text[offsets[number - 1]:_line_end(text, offsets, number)]
+        line = text[offsets[number - 1]:line_end(text, offsets, number)]
         code = line.lstrip(" \t\f")
         if code.strip() and not code.startswith("#"):
             return False
@@ -267,7 +267,7 @@ def _is_elif(stmt: ast.stmt, text: str, offsets: List[int]) -> bool:
     """CPython's `orelse` holds an `elif` as an `if`; in the text it is a clause, not a statement."""
     if not isinstance(stmt, ast.If):
         return False
-    line = text[offsets[stmt.lineno - 1]:_line_end(text, offsets, stmt.lineno)]
+    line = text[offsets[stmt.lineno - 1]:line_end(text, offsets, stmt.lineno)]
     return line.lstrip(" \t\f").startswith("elif")
 
 
@@ -275,7 +275,7 @@ def _alone(body: Sequence[ast.stmt], first: int, last: int, text: str, offsets: 
     """Whether `body[first:last + 1]` has its lines to itself: it starts its first line after the
     indentation, and the next statement starts on a later line than its last (no `;` between)."""
     stmt = body[first]
-    line = text[offsets[stmt.lineno - 1]:_line_end(text, offsets, stmt.lineno)]
+    line = text[offsets[stmt.lineno - 1]:line_end(text, offsets, stmt.lineno)]
     if len(line) - len(line.lstrip(" \t\f")) != stmt.col_offset:  # whitespace: bytes are characters
         return False
     end = body[last].end_lineno or body[last].lineno
@@ -292,7 +292,7 @@ def _body_lines(stmt: ast.stmt, text: str, offsets: List[int]) -> Optional[Tuple
     """First and last line of a definition's body when the body has lines of its own (not `def f(): x`)."""
     body = stmt.body  # type: ignore[attr-defined]
     first = start_line(body[0])
-    line = text[offsets[first - 1]:_line_end(text, offsets, first)]
+    line = text[offsets[first - 1]:line_end(text, offsets, first)]
     code = line.lstrip(" \t\f")
     indent = len(line) - len(code)
     if not indent:

@@ -26,3 +26,15 @@ def train_losses(fluid: Any, main: Any, startup: Any, feed: Dict[str, np.ndarray
     with fluid.scope_guard(fluid.core.Scope()):
         exe.run(startup)
         return [float(np.asarray(exe.run(main, feed=feed, fetch_list=[cost])[0]).reshape(())) for _ in range(steps)]
+
+
+def initialized_weight(fluid: Any, initializer: Any) -> np.ndarray:
+    """The [400, 300] weight of an `fc` layer after the startup program ran `initializer` on it."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = fluid.data("x", [2, 400], "float32")
+        fluid.layers.fc(x, 300, param_attr=fluid.ParamAttr(name="w", initializer=initializer))
+    scope = fluid.core.Scope()
+    with fluid.scope_guard(scope):
+        fluid.Executor(fluid.CPUPlace()).run(startup)
+        return np.array(scope.find_var("w").get_tensor())

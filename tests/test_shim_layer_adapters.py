@@ -10,7 +10,7 @@ from typing import Any, List, Sequence
 import numpy as np
 import pytest
 
-from shim_support import run_static
+from shim_support import initialized_weight, run_static
 
 pytestmark = pytest.mark.paddle
 
@@ -134,14 +134,7 @@ def test_prior_box_uses_max_sizes_only_when_positive(fluid, max_sizes, max_size)
 # -- initializer.MSRA (initializer.py:571) ---------------------------------------------------------
 
 def msra_weight(fluid: Any, **kwargs: Any) -> np.ndarray:
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup), fluid.unique_name.guard():
-        x = fluid.data("x", [2, 400], "float32")
-        fluid.layers.fc(x, 300, param_attr=fluid.ParamAttr(name="w", initializer=fluid.initializer.MSRA(**kwargs)))
-    scope = fluid.core.Scope()
-    with fluid.scope_guard(scope):
-        fluid.Executor(fluid.CPUPlace()).run(startup)
-        return np.array(scope.find_var("w").get_tensor())
+    return initialized_weight(fluid, fluid.initializer.MSRA(**kwargs))
 
 
 def test_msra_uniform_and_normal_with_fan_in_from_the_shape(fluid):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from numpy_1_8 import adaptive_pool2d as np_adaptive_pool
-from shim_support import run_static
+from shim_support import initialized_weight, run_static
 
 pytestmark = pytest.mark.paddle
 
@@ -75,14 +75,7 @@ def test_fill_constant_batch_size_like_reads_the_size_when_run(fluid):
 # -- initializer.Xavier (initializer.py:437) ---------------------------------------------------------
 
 def xavier_weight(fluid: Any, **kwargs: Any) -> np.ndarray:
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup), fluid.unique_name.guard():
-        x = fluid.data("x", [2, 400], "float32")
-        fluid.layers.fc(x, 300, param_attr=fluid.ParamAttr(name="w", initializer=fluid.initializer.Xavier(**kwargs)))
-    scope = fluid.core.Scope()
-    with fluid.scope_guard(scope):
-        fluid.Executor(fluid.CPUPlace()).run(startup)
-        return np.array(scope.find_var("w").get_tensor())
+    return initialized_weight(fluid, fluid.initializer.Xavier(**kwargs))
 
 
 @pytest.mark.parametrize("kwargs, fans", [
