@@ -2,8 +2,8 @@
 
 Each `fixtures/legacy/<name>.py` is a small 1.8-style program with fixed weights and synthetic data that
 prints lines `key: v1 v2 ...`. It is upgraded with `refactors.upgrade_code`, run in a subprocess on the
-installed Paddle (3.3.1), and its numbers are compared with `fixtures/legacy/expected/<name>.py`, a
-NumPy reading of the documented 1.8 semantics, at 1e-5 relative tolerance.
+installed Paddle (3.3.1), and its numbers are compared with the golden output recorded on the real
+Paddle 1.8.5 (`fixtures/legacy/golden/<name>.json`), at 1e-5 relative tolerance.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import refactors
-from legacy_programs import LEGACY, PROGRAMS, assert_matches_1_8, parse_output
+from legacy_programs import PROGRAMS, assert_matches_1_8, golden, parse_output
 
 pytestmark = pytest.mark.paddle
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.paddle
 def test_there_are_enough_programs():
     assert len(PROGRAMS) >= 8
     for program in PROGRAMS:
-        assert (LEGACY / "expected" / program.name).exists(), f"no expectation for {program.name}"
+        assert golden(program), f"no golden output for {program.name}"
 
 
 def test_parse_output_reads_keys_and_numbers():
@@ -61,4 +61,4 @@ def test_upgraded_program_matches_1_8(program: Path, tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(upgraded)], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=600)
     assert run.returncode == 0, f"{program.name} failed on paddle:\n{run.stderr[-4000:]}\n--- code ---\n{result.code}"
-    assert_matches_1_8(program.stem, run.stdout)
+    assert_matches_1_8(program, run.stdout)
