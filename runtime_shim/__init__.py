@@ -8,8 +8,16 @@ or, without editing the program: `python -m runtime_shim legacy_script.py args..
 
 `install()` puts a `sys.meta_path` finder in front that serves `paddle.fluid` and its submodules from
 the `api_mapping` table plus hand-written adapters for behaviour differences (`runtime_shim.adapters`),
-selects the legacy static IR (`runtime_shim.mode`), and makes `LegacyApiWarning` visible. It does
-nothing when the installed Paddle still ships a real `paddle.fluid`.
+selects the legacy static IR and 1.x's static-by-default mode (`runtime_shim.mode`), and makes
+`LegacyApiWarning` visible. It does nothing when the installed Paddle still ships a real `paddle.fluid`.
+
+Two entry points serve upgraded code (coexistence, see DESIGN.md), and change nothing else:
+
+- `import runtime_shim.coexist`, the line the upgrader writes into a file that still uses legacy APIs:
+  `paddle.fluid` names are served, but the mode (dynamic or static) and the IR stay what the file's
+  converted code selects;
+- `runtime_shim.enable_static()`, written where a converted file enters static mode: the static graph
+  that 1.x and 2.x code was written for (the legacy IR), on which 2.x functions keep working.
 """
 from __future__ import annotations
 
@@ -23,7 +31,7 @@ from runtime_shim.warnings import (
 )
 
 __all__ = [
-    "install", "uninstall", "installed", "is_installed",
+    "install", "uninstall", "installed", "is_installed", "serve_names", "enable_static",
     "LegacyApiWarning", "LegacyApiError", "LegacyArgumentError", "NoEquivalentError", "OpLibraryABIError",
     "UnservedApiError",
 ]
@@ -41,8 +49,7 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
     `warnings` overrides `PADDLE_SHIM_WARNINGS` ("once", "off" or "error"); `strict=True` is
     `warnings="error"`. Calling it again is harmless.
     """
-    global _finder
-    from runtime_shim import finder, mode
+    from runtime_shim import finder, mode, static_ops
     from runtime_shim import warnings as shim_warnings
 
     if finder.real_fluid_exists():
@@ -51,23 +58,72 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
         warnings = "error"
     shim_warnings.set_policy(warnings)
     shim_warnings.make_visible()
-    if is_installed():
+    if is_installed() and _finder.legacy_mode:
         return True
     mode.select_legacy_ir()  # before paddle is imported, when it is not yet
-    _finder = finder.LegacyFinder()
-    sys.meta_path.insert(0, _finder)
+    _activate(legacy_mode=True)
+    mode.select_legacy_ir()  # paddle was imported before install(): switch it now
+    static_ops.serve_2x_functions()  # converted code beside legacy code (a half-upgraded project)
+    if "paddle.fluid" in sys.modules:  # served names-only until now: 1.x's default mode from here on
+        mode.static_by_default()
+    return True
+
+
+def serve_names() -> bool:
+    """Serve `paddle.fluid` names for upgraded code that still uses some (`import runtime_shim.coexist`).
+
+    Unlike `install()`, the mode and the IR are left to the program: importing `paddle.fluid` does not
+    enter static mode, and nothing switches the IR. Returns False when a real `paddle.fluid` exists;
+    after `install()`, the full legacy runtime stays as it is.
+    """
+    from runtime_shim import finder
+    from runtime_shim import warnings as shim_warnings
+
+    if finder.real_fluid_exists():
+        return False
+    shim_warnings.make_visible()
+    if not is_installed():
+        _activate(legacy_mode=False)
+    return True
+
+
+def _activate(legacy_mode: bool) -> None:
+    global _finder
+    from runtime_shim import finder
+
+    if _finder is None:
+        _finder = finder.LegacyFinder()
+    _finder.legacy_mode = legacy_mode
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
     import paddle  # the IR flag is read at import; the shim's own work needs paddle anyway
 
-    mode.select_legacy_ir()  # paddle was imported before install(): switch it now
     if "__getattr__" not in paddle.__dict__:
         paddle.__getattr__ = finder.paddle_getattr  # `paddle.fluid` without `import paddle.fluid`
-    return True
+
+
+def enable_static() -> None:
+    """`paddle.enable_static()` as 1.x and 2.x code knew it: the static graph on Paddle's legacy IR.
+
+    On Paddle 3.x the default static IR (PIR) lacks what such code relies on (`Program.clone(for_test=True)`,
+    variables fetched by name, `paddle.static.nn.conv2d`/`batch_norm`/`embedding`, ...), while several 2.x
+    functions accept only PIR values there. This selects the legacy IR, before or after `import paddle`,
+    and lets those functions build legacy operators (`runtime_shim.static_ops`). On a Paddle without PIR
+    it is `paddle.enable_static()`.
+    """
+    from runtime_shim import mode, static_ops
+
+    mode.select_legacy_ir()
+    import paddle
+
+    paddle.enable_static()
+    static_ops.serve_2x_functions()
 
 
 def uninstall() -> None:
     """Remove the finder and every module it served; restore the static IR choice."""
     global _finder
-    from runtime_shim import finder, mode, resolve
+    from runtime_shim import finder, mode, resolve, static_ops
     from runtime_shim import warnings as shim_warnings
 
     if _finder is not None and _finder in sys.meta_path:
@@ -84,6 +140,7 @@ def uninstall() -> None:
             del paddle.__getattr__
     mode.restore_mode()
     mode.restore_ir()
+    static_ops.restore_2x_functions()
     resolve.default_resolver.cache_clear()  # served objects were built for the legacy IR
     shim_warnings.set_policy(None)
 

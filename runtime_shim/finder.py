@@ -66,7 +66,11 @@ def real_fluid_exists(paddle_path: Optional[Sequence[str]] = None) -> bool:
 
 
 class LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds and loads `paddle.fluid[.*]` as `LegacyModule`s."""
+    """Finds and loads `paddle.fluid[.*]` as `LegacyModule`s. With `legacy_mode` (`runtime_shim.install`),
+    importing `paddle.fluid` also enters 1.x's static-by-default mode; without it (`serve_names`), the
+    program's mode is left alone."""
+
+    legacy_mode = True
 
     def find_spec(self, fullname: str, path: Optional[Sequence[str]], target: Any = None
                   ) -> Optional[importlib.machinery.ModuleSpec]:
@@ -96,7 +100,7 @@ class LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:
-        if module.__name__ == ROOT:
+        if module.__name__ == ROOT and self.legacy_mode:
             # 1.x builds static graphs by default (SEMANTICS.md 35).
             mode.static_by_default()
 

@@ -217,3 +217,38 @@ def op(dotted: str) -> Callable[..., Any]:
 
     module, _, attr = dotted.rpartition(".")
     return compat(getattr(importlib.import_module(module), attr), dotted)
+
+
+# dotted name -> the 2.x function it named before `serve_2x_functions` (for `restore_2x_functions`).
+_REPLACED: Dict[str, Callable[..., Any]] = {}
+
+
+def serve_2x_functions() -> None:
+    """Make the 2.x names themselves (`paddle.matmul`, ...) build legacy operators in legacy static mode,
+    for code that calls them directly: converted code run on the legacy IR (`runtime_shim.enable_static`)
+    or beside legacy code. Elsewhere each still behaves as the function it replaces."""
+    import importlib
+
+    _ensure()
+    for dotted in _EMITTERS:
+        if dotted in _REPLACED:
+            continue
+        module_name, _, attr = dotted.rpartition(".")
+        module = importlib.import_module(module_name)
+        fn = getattr(module, attr, None)
+        if fn is None:
+            continue
+        served = op(dotted)
+        if served is not fn:
+            _REPLACED[dotted] = fn
+            setattr(module, attr, served)
+
+
+def restore_2x_functions() -> None:
+    """Undo `serve_2x_functions` (used by `runtime_shim.uninstall`)."""
+    import importlib
+
+    for dotted, fn in _REPLACED.items():
+        module_name, _, attr = dotted.rpartition(".")
+        setattr(importlib.import_module(module_name), attr, fn)
+    _REPLACED.clear()

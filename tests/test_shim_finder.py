@@ -168,3 +168,47 @@ def test_a_real_paddle_fluid_is_never_shadowed(tmp_path):
     assert "installed: False" in out
     assert "real: True" in out
     assert "finder: False" in out
+
+
+def test_coexist_serves_names_and_leaves_a_dynamic_program_dynamic(tmp_path):
+    out = run("""
+        import numpy as np
+        import runtime_shim.coexist
+        import paddle
+        import paddle.fluid as fluid
+        x = paddle.to_tensor(np.array([[1.0, -2.0], [3.0, 4.0]], dtype="float32"))
+        y = fluid.layers.reduce_sum(x)
+        print("dynamic:", paddle.in_dynamic_mode(), "pir:", paddle.base.framework.use_pir_api(), y.numpy())
+    """, tmp_path)
+    assert "dynamic: True pir: True [6.]" in out
+
+
+def test_install_after_coexist_gives_the_legacy_runtime(tmp_path):
+    out = run("""
+        import runtime_shim.coexist
+        import paddle
+        import paddle.fluid as fluid
+        import runtime_shim
+        runtime_shim.install()
+        print("static:", not paddle.in_dynamic_mode(), "pir:", paddle.base.framework.use_pir_api())
+    """, tmp_path)
+    assert "static: True pir: False" in out
+
+
+def test_enable_static_builds_legacy_programs_that_2x_functions_accept(tmp_path):
+    out = run("""
+        import numpy as np
+        import paddle
+        import runtime_shim
+        runtime_shim.enable_static()
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start):
+            x = paddle.static.data("x", [-1, 2], "float32")
+            z = paddle.maximum(x, paddle.matmul(x, x, transpose_y=True)[:, :2])
+            test = main.clone(for_test=True)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(start)
+        value, = exe.run(test, feed={"x": np.array([[1.0, 2.0], [0.5, -1.0]], "float32")}, fetch_list=[z.name])
+        print("z:", value.tolist())
+    """, tmp_path)
+    assert "z: [[5.0, 2.0], [0.5, 1.25]]" in out  # max(x, x @ x.T)
