@@ -23,7 +23,7 @@ def _target(ctx: Context, site: Site, node: cst.BaseExpression):
     if entry is None or entry.update_to is None or site.converted or entry.with_guard == "unwrap":
         return None
     if not ctx.resolver.is_paddle_root(site.scope):
-        ctx.todo("`paddle` is rebound here; rename by hand")
+        ctx.todo("`paddle` is rebound here; rename by hand", node)
         site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning",
                                   f"{entry.name}: the name `paddle` is rebound in this scope", False)
         return None
@@ -61,7 +61,7 @@ def reference(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExp
     if entry is not None and entry.kind == "function" and not site.suffix and not guard_decorator \
             and (entry.transformer is not None or entry.args_change) and entry.update_to is not None:
         reason = f"reference to {entry.name}, whose arguments change in 2.x; rename it where it is called"
-        ctx.todo(reason)
+        ctx.todo(reason, node)
         site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", reason, False)
         return node
     target = _target(ctx, site, node)

@@ -24,9 +24,9 @@ from refactors.codegen import Recorded
 from refactors.partial_parse import MARKER, WholeModuleNeeded, line_end, line_offsets, stubs_in
 from refactors.positions import layout
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
+from refactors.todo_comments import Mark, attach
 
 LEGACY_ROOT = "paddle.fluid"
-TODO_PREFIX = "# TODO(paddle-upgrade): "
 
 
 class NeedsReview(Exception):
@@ -77,7 +77,7 @@ class Context:
     needs_paddle: bool = False  # a `paddle.x` name was emitted
     static_graph: bool = False  # a static-graph-only API is used: 2.x must be told
     pending: List[Site] = field(default_factory=list)  # guard calls waiting for their `with`
-    todos: List[List[str]] = field(default_factory=lambda: [[]])  # one list per open statement
+    todos: List[List[Mark]] = field(default_factory=lambda: [[]])  # one list per open statement
     # Edits beyond the call being rewritten, for rewrites that span statements (see `insert_around`,
     # `edit_class`); keyed by the id of an ORIGINAL node, applied when the pass leaves that node.
     statements: List[cst.CSTNode] = field(default_factory=list)  # original statements open, outermost first
@@ -92,9 +92,11 @@ class Context:
     recorded: Dict[int, Recorded] = field(default_factory=dict)  # text of cold subtrees (refactors.codegen)
     memo: Dict[object, object] = field(default_factory=dict)  # what a transformer learnt about this module
     partial: bool = False  # parsed with its cold parts left out (refactors.partial_parse)
+    shim: bool = True  # legacy uses left run through runtime_shim (coexistence); False: pure 2.x text
 
-    def finish(self, site: Site) -> None:
-        """Record the site's outcome once: converted, or left with its reason."""
+    def finish(self, site: Site, node: Optional[cst.CSTNode] = None) -> None:
+        """Record the site's outcome once: converted, or left with its reason. A use left as it was is
+        marked TODO at `node`, the node that stands for it in the upgraded tree."""
         if site in self.pending:
             self.pending.remove(site)
         if site.finding is not None:
@@ -107,16 +109,23 @@ class Context:
             site.finding = self.report(
                 site, F.NO_EQUIVALENT, "warning",
                 f"{site.name} has no 2.x equivalent ({ne.reason}); use {ne.suggest}", False)
+            self.todo(f"{short_name(site.name)}: no 2.x equivalent{self._served}", node)
         elif site.entry is None:
             site.finding = self.report(
                 site, F.UNKNOWN_API, "warning", f"{site.qualname} is not in the mapping table; left as it was",
                 False)
+            self.todo(f"{short_name(site.qualname)}: not in the mapping table{self._served}", node)
         else:
             site.finding = self.report(site, F.NEEDS_REVIEW, "warning",
                                        f"{site.name}: not converted here; see the table entry", False)
+            self.todo(f"{short_name(site.name)}: not converted here{self._served}", node)
         if not site.converted:
             for binding in (site.binding, *site.also):
                 binding.left += 1
+
+    @property
+    def _served(self) -> str:
+        return ", runs through runtime_shim" if self.shim else ""
 
     # -- helpers for hooks ----------------------------------------------------------------------
     def entry_for(self, qualname: str) -> Optional[ApiEntry]:
@@ -186,9 +195,10 @@ class Context:
         if entry is not None and entry.since:
             self.report(site, F.NEWER_PADDLE, "info", F.newer_paddle(entry.name, target, entry.since), True)
 
-    def todo(self, reason: str) -> None:
-        """Mark the statement being upgraded with `# TODO(paddle-upgrade): reason`."""
-        self.todos[-1].append(reason)
+    def todo(self, reason: str, node: Optional[cst.CSTNode] = None) -> None:
+        """Mark the statement being upgraded with `# TODO(paddle-upgrade): reason`, on the line where
+        `node` (a node of the upgraded tree) starts, else at the statement (refactors.todo_comments)."""
+        self.todos[-1].append((reason, node))
 
     def insert_around(self, statement: cst.CSTNode, before: Sequence[cst.BaseStatement] = (),
                       after: Sequence[cst.BaseStatement] = ()) -> None:
@@ -232,28 +242,17 @@ def same_literal(node: cst.BaseExpression, default_source: Optional[str], ctx: C
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
-def _with_todos(node, reasons: List[str]):
-    """Attach TODO comments: at the end of a simple line, above a compound statement's header.
+def short_name(qualname: str) -> str:
+    """A 1.8 name as 1.8 code usually spells it: `paddle.fluid.layers.relu` -> `fluid.layers.relu`."""
+    return qualname[len("paddle."):] if qualname.startswith(LEGACY_ROOT + ".") else qualname
 
-    A reason already present (a second run over upgraded code) is not added again.
-    """
+
+def _with_todos(node, marks: List[Mark], module: cst.Module):
+    """Attach TODO comments to a statement left by the pass (or to the statements it became)."""
     if isinstance(node, cst.FlattenSentinel) and node.nodes:
-        return cst.FlattenSentinel([_with_todos(node.nodes[0], reasons), *node.nodes[1:]])
-    if isinstance(node, cst.SimpleStatementLine):
-        existing = node.trailing_whitespace.comment
-        text = existing.value if existing is not None else ""
-        new = [TODO_PREFIX + r for r in reasons if TODO_PREFIX + r not in text]
-        if not new:
-            return node
-        ws = node.trailing_whitespace
-        return node.with_changes(trailing_whitespace=ws.with_changes(
-            whitespace=ws.whitespace if text else cst.SimpleWhitespace("  "),
-            comment=cst.Comment("  ".join(([text] if text else []) + new))))
-    if isinstance(node, cst.BaseCompoundStatement):
-        existing = {line.comment.value for line in node.leading_lines if line.comment is not None}
-        lines = [cst.EmptyLine(comment=cst.Comment(TODO_PREFIX + r)) for r in reasons
-                 if TODO_PREFIX + r not in existing]
-        return node.with_changes(leading_lines=(*node.leading_lines, *lines)) if lines else node
+        return cst.FlattenSentinel([_with_todos(node.nodes[0], marks, module), *node.nodes[1:]])
+    if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        return attach(node, marks, module)
     return node
 
 
@@ -269,6 +268,7 @@ class Upgrader(cst.CSTTransformer):
         self._positions, ctx.reproduces, ctx.recorded = generated.positions, generated.reproduces, generated.recorded
         self._callees: Set[int] = set()
         self._sites: Dict[int, Site] = {}
+        self._left_ambiguous: Dict[int, str] = {}  # id of a use left because its name is ambiguous -> why
         self._hooks = {kind: [getattr(s, kind) for s in steps if hasattr(s, kind)]
                        for kind in ("call", "reference", "with_stmt", "module")}
 
@@ -340,6 +340,7 @@ class Upgrader(cst.CSTTransformer):
         how = "both by a paddle import and otherwise" if ref.mixed else f"by imports of different paddle APIs ({apis})"
         self.ctx.report(None, F.NEEDS_REVIEW, "warning", f"`{head}` is bound {how} here; left as written", False,
                         line=line, col=col)
+        self._left_ambiguous[id(ref.node)] = f"`{head}` is bound {'otherwise too' if ref.mixed else 'to several APIs'}"
 
     def _match_entry(self, site: Site) -> None:
         """The longest prefix of the chain that the table knows (norm_api_alias resolves aliases)."""
@@ -352,13 +353,16 @@ class Upgrader(cst.CSTTransformer):
                 return
 
     def _leave_reference(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        ambiguous = self._left_ambiguous.pop(id(original), None)
+        if ambiguous is not None:
+            self.ctx.todo(f"{ambiguous}; left as written", updated)
         site = self._sites.get(id(original))
         if site is None or not site.legacy or id(original) in self._callees:
             return updated
         result = updated
         for hook in self._hooks["reference"]:
             result = hook(self.ctx, site, result)
-        self.ctx.finish(site)
+        self.ctx.finish(site, result)
         return result
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
@@ -382,9 +386,9 @@ class Upgrader(cst.CSTTransformer):
         except NeedsReview as why:
             result = updated
             site.converted = False
-            self.ctx.todo(str(why))
+            self.ctx.todo(str(why), result)
             site.finding = self.ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: {why}", False)
-        self.ctx.finish(site)
+        self.ctx.finish(site, result)
         return result
 
     # -- statements -----------------------------------------------------------------------------
@@ -398,9 +402,9 @@ class Upgrader(cst.CSTTransformer):
         result = super().on_leave(original, updated)
         if isinstance(original, _STATEMENTS):
             self.ctx.statements.pop()
-            reasons = list(dict.fromkeys(self.ctx.todos.pop()))
-            if reasons:
-                result = _with_todos(result, reasons)
+            marks = self.ctx.todos.pop()
+            if marks:
+                result = _with_todos(result, marks, self.ctx.module)
             before, after = self.ctx.before.pop(id(original), []), self.ctx.after.pop(id(original), [])
             if before or after:
                 middle = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
@@ -418,10 +422,11 @@ class Upgrader(cst.CSTTransformer):
             result = hook(self.ctx, self._sites, original, result)
             if not isinstance(result, cst.With):
                 break
-        for item in original.items:
+        for index, item in enumerate(original.items):
             site = self._sites.get(id(item.item.func)) if isinstance(item.item, cst.Call) else None
             if site is not None and site in self.ctx.pending:
-                self.ctx.finish(site)
+                kept = result.items[index].item if isinstance(result, cst.With) else None
+                self.ctx.finish(site, kept)
         return result
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
@@ -443,7 +448,8 @@ class Outcome:
 
 
 def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members,
-        source: Optional[str] = None, tree: Optional[ast.Module] = None, partial: bool = False) -> Outcome:
+        source: Optional[str] = None, tree: Optional[ast.Module] = None, partial: bool = False,
+        shim: bool = True) -> Outcome:
     """Upgrade one parsed module with the given ordered steps. `source` is the text it was parsed
     from and `tree` CPython's parse of it, when the caller has them (they save generating code);
     `partial`: the module was parsed from `source` with its cold parts left out."""
@@ -451,6 +457,7 @@ def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_memb
     if not resolver.imports:
         return Outcome(module, [], [])
     ctx = Context(table=table, module=module, resolver=resolver,
-                  enabled=tuple(getattr(s, "NAME") for s in steps), source=source, tree=tree, partial=partial)
+                  enabled=tuple(getattr(s, "NAME") for s in steps), source=source, tree=tree, partial=partial,
+                  shim=shim)
     new = rebuild(module, Upgrader(ctx, steps), resolver.hot)
     return Outcome(new, ctx.findings, ctx.sites, ctx.reproduces, ctx.recorded)

@@ -1,10 +1,15 @@
-"""Step 7: tidy imports and restore 1.x's static-graph default where the file relies on it.
+"""Step 7: tidy imports, restore 1.x's static-graph default where the file relies on it, and let the
+legacy uses the upgrade left run beside the converted code (coexistence, DESIGN.md).
 
 - A legacy import (`paddle.fluid...`) whose every use was converted is removed; `import paddle.fluid`
-  becomes `import paddle`. An import that something unconverted still uses is kept, so the file keeps
-  running wherever it ran before.
-- 2.x starts in dynamic mode. A file that uses a static-graph-only API gets `paddle.enable_static()`
-  right after its module-level imports, unless it already calls it there.
+  becomes `import paddle`. An import that something unconverted still uses is kept.
+- 2.x starts in dynamic mode. A file that uses a static-graph-only API gets, right after its
+  module-level imports, `runtime_shim.enable_static()`: the static graph on the legacy IR, which 1.x
+  code relies on and Paddle 3.x no longer selects by default (with `shim=False`, `paddle.enable_static()`),
+  unless it already calls one of them there.
+- A file that still uses a legacy API gets `import runtime_shim.coexist` before its first paddle import,
+  so that the `paddle.fluid` names it keeps are served on Paddle 3.x (each use is marked TODO); the line
+  goes when the last legacy use does, or with `shim=False`.
 """
 from __future__ import annotations
 
@@ -12,10 +17,10 @@ from typing import List, Set
 
 import libcst as cst
 
-from api_mapping.modes import STATIC_ON
+from api_mapping.modes import COEXIST, LEGACY_STATIC_ON, STATIC_ON
 from refactors.engine import Context
 from refactors.hot_paths import rebuild, statement_paths
-from refactors.refactor_import import module as ensure_import_paddle
+from refactors.refactor_import import before_paddle_imports, module as ensure_import_paddle
 from refactors.statement_visitor import StatementTransformer
 from refactors.scopes import ROOT, ImportBinding, dotted, module_dotted
 
@@ -106,12 +111,45 @@ def _is_import(stmt: cst.CSTNode) -> bool:
 
 def _enable_static(ctx: Context, module: cst.Module) -> cst.Module:
     body = list(module.body)
-    if any(_calls(stmt, STATIC_ON) for stmt in body):
+    if any(_calls(stmt, STATIC_ON) or _calls(stmt, LEGACY_STATIC_ON) for stmt in body):
         return module
     last_import = max((i for i, stmt in enumerate(body) if _is_import(stmt)), default=-1)
-    ctx.needs_paddle = True
-    body.insert(last_import + 1, ctx.statement(f"{STATIC_ON}()\n"))
+    if ctx.shim:
+        shim = LEGACY_STATIC_ON.split(".")[0]
+        new = [ctx.statement(f"import {shim}\n"), ctx.statement(f"{LEGACY_STATIC_ON}()\n")]
+    else:
+        ctx.needs_paddle = True
+        new = [ctx.statement(f"{STATIC_ON}()\n")]
+    body[last_import + 1:last_import + 1] = new
     return module.with_changes(body=body)
+
+
+def _is_coexist_line(stmt: cst.CSTNode) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Import)
+            and len(stmt.body[0].names) == 1 and dotted(stmt.body[0].names[0].name) == COEXIST
+            and stmt.body[0].names[0].asname is None)
+
+
+def _legacy_left(ctx: Context) -> bool:
+    return any(not site.converted for site in ctx.sites) or any(
+        b.left and _legacy_alias(b) for b in ctx.resolver.imports)
+
+
+def _coexistence(ctx: Context, module: cst.Module) -> cst.Module:
+    """`import runtime_shim.coexist` while legacy uses are left (and the shim is wanted), else none."""
+    present = [i for i, stmt in enumerate(module.body) if _is_coexist_line(stmt)]
+    wanted = ctx.shim and _legacy_left(ctx)
+    if wanted and not present:
+        return before_paddle_imports(module, ctx.statement(
+            f"import {COEXIST}  # paddle-upgrade: runs the legacy uses marked TODO below\n"))
+    if present and not wanted:
+        body = list(module.body)
+        for i in reversed(present):
+            removed = body.pop(i)
+            if i < len(body):  # its comments and blank lines stay where they were
+                body[i] = body[i].with_changes(leading_lines=(*removed.leading_lines, *body[i].leading_lines))
+        return module.with_changes(body=body)
+    return module
 
 
 def module(ctx: Context, node: cst.Module) -> cst.Module:
@@ -124,4 +162,4 @@ def module(ctx: Context, node: cst.Module) -> cst.Module:
     if dead:
         tidier = ImportTidier(dead)
         node = _dedupe_import_paddle(rebuild(node, tidier, statement_paths(node, tidier.statements)))
-    return ensure_import_paddle(ctx, node)
+    return _coexistence(ctx, ensure_import_paddle(ctx, node))

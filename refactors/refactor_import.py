@@ -80,10 +80,15 @@ def module(ctx: Context, node: cst.Module) -> cst.Module:
     node = _add_stdlib_imports(ctx, node)
     if not ctx.needs_paddle or any(_binds_paddle(stmt) for stmt in node.body):
         return node
+    return before_paddle_imports(node, ctx.statement(f"import {ROOT}\n"))
+
+
+def before_paddle_imports(node: cst.Module, new: cst.SimpleStatementLine) -> cst.Module:
+    """`new` put before the module's first top-level paddle import (after its docstring and `__future__`
+    imports when it has none)."""
     body = list(node.body)
     start = _header_end(body)
     at = next((i for i in range(start, len(body)) if _is_paddle_import(body[i])), start)
-    new = ctx.statement(f"import {ROOT}\n")
     if at < len(body):
         # Take over the leading comments/blank lines of the statement we insert before, and keep code
         # that was not an import apart from the new import block.

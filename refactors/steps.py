@@ -84,17 +84,20 @@ def select(names: Optional[Sequence[str]] = None):
 
 
 def upgrade_module(module: cst.Module, names: Optional[Sequence[str]] = None, source: Optional[str] = None,
-                   tree: Optional[ast.Module] = None, partial: bool = False) -> Tuple[cst.Module, Result]:
+                   tree: Optional[ast.Module] = None, partial: bool = False,
+                   shim: bool = True) -> Tuple[cst.Module, Result]:
     """Upgrade a parsed module. `source`, the text it was parsed from, and `tree`, CPython's parse of
     that text, are optional; with both, only the statements the upgrade concerns are generated
     (refactors.positions). `partial`: the module was parsed from `source` with its cold parts left
-    out (refactors.partial_parse); the upgrade raises `WholeModuleNeeded` when it needs one of them."""
-    outcome = engine.run(module, table(), select(names), star_members, source, tree, partial)
+    out (refactors.partial_parse); the upgrade raises `WholeModuleNeeded` when it needs one of them.
+    `shim`: the legacy uses the upgrade leaves run through runtime_shim (coexistence); False gives pure
+    2.x text, the leftovers only marked."""
+    outcome = engine.run(module, table(), select(names), star_members, source, tree, partial, shim)
     return outcome.module, Result(outcome.module, outcome.findings, outcome.sites, outcome.module is module,
                                   outcome.reproduces, outcome.recorded)
 
 
-def upgrade_code(source: str, names: Optional[Sequence[str]] = None) -> Result:
+def upgrade_code(source: str, names: Optional[Sequence[str]] = None, shim: bool = True) -> Result:
     """Upgrade Python 3 source text; raises libcst.ParserSyntaxError when it does not parse."""
-    _, result = upgrade_module(cst.parse_module(source), names, source)
+    _, result = upgrade_module(cst.parse_module(source), names, source, shim=shim)
     return result

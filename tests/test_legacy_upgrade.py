@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 import refactors
-from legacy_programs import PROGRAMS, assert_matches_1_8, golden, parse_output
+from legacy_programs import PROGRAMS, ROOT, assert_matches_1_8, golden, parse_output
 
 pytestmark = pytest.mark.paddle
+
+SHIM_HOME = ROOT  # where `import runtime_shim` finds this working tree's shim
 
 
 def test_there_are_enough_programs():
@@ -36,8 +38,6 @@ def test_parse_output_reads_keys_and_numbers():
 KNOWN_GAPS = {
     "shim_static_decay_clone": "a static exponential_decay stepped by Executor.run: the upgrader finds no "
                                "optimizer step to put scheduler.step() after (reported, TODO left)",
-    "shim_static_embedding_persist": "paddle.static.nn.embedding appends a legacy-IR op, which 3.3.1's default "
-                                     "PIR static graph rejects (SEMANTICS.md 38)",
 }
 
 
@@ -56,8 +56,9 @@ def test_upgraded_program_matches_1_8(program: Path, tmp_path: Path) -> None:
     assert result.converted_sites == result.legacy_sites
     upgraded = tmp_path / program.name
     upgraded.write_text(result.code, encoding="utf-8")
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    env.pop("PYTHONPATH", None)  # the upgraded program needs nothing of ours
+    # The upgraded program may need runtime_shim (installed with paddle-upgrade), nothing else of ours.
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(SHIM_HOME))
+    env.pop("FLAGS_enable_pir_api", None)
     run = subprocess.run([sys.executable, str(upgraded)], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=600)
     assert run.returncode == 0, f"{program.name} failed on paddle:\n{run.stderr[-4000:]}\n--- code ---\n{result.code}"

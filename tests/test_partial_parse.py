@@ -42,9 +42,9 @@ def parses(monkeypatch) -> List[bool]:
     seen: List[bool] = []
     real = pipeline._upgrade_parsed
 
-    def recording(parsed, text, names, tree, partial):
+    def recording(parsed, text, names, tree, partial, shim=True):
         seen.append(partial)
-        return real(parsed, text, names, tree, partial)
+        return real(parsed, text, names, tree, partial, shim)
 
     monkeypatch.setattr(pipeline, "_upgrade_parsed", recording)
     return seen

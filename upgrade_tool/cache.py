@@ -36,7 +36,7 @@ def fingerprint() -> str:
 
 
 def key(options: Any, kind: str, data: bytes) -> str:
-    settings = json.dumps([options.names, options.mode, options.debug, kind])
+    settings = json.dumps([options.names, options.mode, options.shim, options.debug, kind])
     digest = hashlib.sha256(fingerprint().encode() + b"\0" + settings.encode() + b"\0")
     digest.update(data)
     return digest.hexdigest()

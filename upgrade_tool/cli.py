@@ -226,7 +226,12 @@ def _progress(session: Session, total: int):
               help="Run only this refactor (repeatable; always in pipeline order).")
 @click.option("--print-match", is_flag=True,
               help="Print each legacy API use: file:line, the refactors acting on it, and its outcome.")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change (CI, pre-commit).")
+@click.option("--check", is_flag=True,
+              help="Write nothing; exit 1 if any file would change or still uses a legacy API (CI, pre-commit).")
+@click.option("--no-shim", is_flag=True,
+              help="Pure 2.x output: legacy uses the upgrade leaves are only marked TODO, instead of running "
+                   "through the runtime shim (`import runtime_shim.coexist`), and static-graph files call "
+                   "paddle.enable_static() instead of runtime_shim.enable_static().")
 @click.option("--outpath", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write the upgraded tree into DIR instead; the input is not touched.")
 @click.option("--report-json", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -249,7 +254,7 @@ def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_di
          parallel: Optional[int], log_level: str, no_log_file: bool, log_filepath: str,
          refactor_names: Tuple[str, ...], print_match: bool, check: bool, outpath: Optional[str],
          report_json: Optional[str], restore_dir: Optional[str], exclude: Tuple[str, ...],
-         max_file_size: float, cache_dir: Optional[str], mode: str, color: Optional[bool]) -> None:
+         max_file_size: float, cache_dir: Optional[str], mode: str, color: Optional[bool], no_shim: bool) -> None:
     """Upgrade PaddlePaddle 1.8 (paddle.fluid) code to the Paddle 2.x API.
 
     Without --write it only shows the diff. Examples:
@@ -258,7 +263,7 @@ def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_di
       paddle-upgrade -i model.py                  # preview (unified diff)
       paddle-upgrade -i project/ > fix.patch      # a patch for `git apply`
       paddle-upgrade -i project/ --write          # ask per file, back up, write
-      paddle-upgrade -i project/ --check          # exit 1 if anything would change
+      paddle-upgrade -i project/ --check          # exit 1 if anything would change or is left
     """
     log_level = log_level.upper()
     session = Session(write=write, confirm=not no_confirm, check=check, outpath=outpath,
@@ -288,12 +293,13 @@ def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_di
         session.err.print(f"[bold red]paddle-upgrade:[/] {_NON_INTERACTIVE}")
         sys.exit(EXIT_USAGE)
     sys.exit(_run(session, inputs, backup_dir, parallel, no_log_file, log_filepath, refactor_names,
-                  report_json, exclude, max_file_size, mode, cache_dir))
+                  report_json, exclude, max_file_size, mode, cache_dir, not no_shim))
 
 
 def _run(session: Session, inputs: List[str], backup_dir: Optional[str], parallel: Optional[int],
          no_log_file: bool, log_filepath: str, refactor_names: Tuple[str, ...], report_json: Optional[str],
-         exclude: Tuple[str, ...], max_file_size: float, mode: str, cache_dir: Optional[str] = None) -> int:
+         exclude: Tuple[str, ...], max_file_size: float, mode: str, cache_dir: Optional[str] = None,
+         shim: bool = True) -> int:
     started = time.monotonic()
     backup_root = os.path.abspath(os.path.expanduser(backup_dir)) if backup_dir else backup.default_root()
     prune = [p for p in (session.outpath, backup_root if session.write else None) if p]
@@ -302,7 +308,7 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
     jobs = sum(1 for item in items if isinstance(item, Job))
     options = runner.Options(names=tuple(refactor_names) or None, max_bytes=int(max_file_size * 1024 * 1024),
                              debug=session.log_level == "DEBUG", mode=mode,
-                             cache_dir=os.path.abspath(cache_dir) if cache_dir else None)
+                             cache_dir=os.path.abspath(cache_dir) if cache_dir else None, shim=shim)
     run = backup.BackupRun(backup_root, run_base(inputs)) if session.write else None
     try:
         log = None if no_log_file else report.LogFile(log_filepath, session.log_level)
@@ -345,7 +351,7 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
     _epilogue(session, summary, run, interrupted, len(items), time.monotonic() - started, log)
     if interrupted is not None:
         return interrupted.exit_code
-    if summary.failed or (session.check and summary.changed):
+    if summary.failed or (session.check and (summary.changed or summary.legacy_files)):
         return EXIT_FINDINGS
     return EXIT_OK
 
@@ -384,7 +390,8 @@ def _epilogue(session: Session, summary: report.Summary, run: Optional[backup.Ba
         err.print(f"[bold red]interrupted ({interrupted}) after {summary.scanned} of {total} files[/]; "
                   "every file is either original or fully upgraded")
     elif session.check:
-        err.print(f"{summary.changed} file(s) would be changed" if summary.changed else "nothing to change")
+        left = f"; {summary.legacy_files} file(s) still use legacy APIs (marked TODO)" if summary.legacy_files else ""
+        err.print((f"{summary.changed} file(s) would be changed" if summary.changed else "nothing to change") + left)
     elif not session.write and session.outpath is None and summary.changed:
         err.print("[bold]preview only: no file was written.[/] Add --write to upgrade in place "
                   "(each file is backed up first).")

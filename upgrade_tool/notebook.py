@@ -163,7 +163,7 @@ def _line_count(text: str) -> int:
     return len(_NEWLINES.findall(text)) + (0 if text.endswith(("\n", "\r")) or not text else 1)
 
 
-def upgrade(data: bytes, names: Optional[Sequence[str]] = None) -> NotebookOutcome:
+def upgrade(data: bytes, names: Optional[Sequence[str]] = None, shim: bool = True) -> NotebookOutcome:
     """Upgrade a notebook's code cells; the bytes come back unchanged when nothing changed."""
     nb, text, bom = load(data)
     findings: List[Finding] = []
@@ -225,7 +225,7 @@ def upgrade(data: bytes, names: Optional[Sequence[str]] = None) -> NotebookOutco
         parts.append(_KEEPER.format(", ".join(keep)))
     combined = "".join(parts)
 
-    outcome = pipeline.upgrade_text(combined, names)
+    outcome = pipeline.upgrade_text(combined, names, shim)
     where = _locator(cells)
     findings.extend(_relocate(f, where) for f in outcome.findings if f.line < keeper_line)
     sites = [_relocate_site(s, where) for s in outcome.sites if s.line < keeper_line]
@@ -234,7 +234,7 @@ def upgrade(data: bytes, names: Optional[Sequence[str]] = None) -> NotebookOutco
 
     code = outcome.text
     if keep:
-        cut = code.rfind(_KEEPER.format(", ".join(keep)))
+        cut = code.rfind(_KEEPER.format(", ".join(keep)).rstrip("\n"))  # a TODO comment may follow it
         still = _import_names(code)
         if cut < 0 or not set(keep) <= still:
             raise FileFailure("upgrading would drop imports still used by magics or unparsed cells "

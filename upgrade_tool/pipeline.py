@@ -160,8 +160,9 @@ def _site_info(site, lines: List[str], enabled: Sequence[str]) -> SiteInfo:
         refactors=handling_refactors(site, enabled), source=source)
 
 
-def upgrade_text(text: str, names: Optional[Sequence[str]] = None) -> TextOutcome:
+def upgrade_text(text: str, names: Optional[Sequence[str]] = None, shim: bool = True) -> TextOutcome:
     """Upgrade Python source text. Raises FileFailure when it cannot be parsed or upgraded safely.
+    `shim`: the legacy uses the upgrade leaves run through runtime_shim (see refactors.upgrade_module).
 
     Text that never mentions paddle cannot import it: it is returned as it is, without being parsed
     (a third of a typical repository, Python 2 leftovers and broken scripts included).
@@ -188,14 +189,14 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None) -> TextOutcom
     body, tail = split_tail(work)
     original_body = body
     try:
-        result = _upgrade_body(body, names, tree)
+        result = _upgrade_body(body, names, tree, shim)
         tab_line = 0
     except _LibcstMismatch:
         body, tab_line = expand_tab_indents(body)
         if not tab_line:
             raise
         try:
-            result = _upgrade_body(body, names, None)
+            result = _upgrade_body(body, names, None, shim)
         except _LibcstMismatch:
             raise FileFailure(f"libcst cannot parse this file's indentation (tabs mixed with spaces from "
                               f"line {tab_line})", tab_line) from None
@@ -231,7 +232,8 @@ class _LibcstMismatch(FileFailure):
     """libcst cannot parse the text, or cannot give it back byte for byte (e.g. some tab/space mixes)."""
 
 
-def _upgrade_body(text: str, names: Optional[Sequence[str]], tree: Optional[ast.Module]) -> "refactors.Result":
+def _upgrade_body(text: str, names: Optional[Sequence[str]], tree: Optional[ast.Module],
+                  shim: bool = True) -> "refactors.Result":
     """Upgrade the text, parsing first only what can concern the upgrade (refactors.partial_parse), and
     the whole text when that is not enough; both give the same result."""
     from refactors.partial_parse import MARKER, WholeModuleNeeded, stub_cold_parts
@@ -239,16 +241,16 @@ def _upgrade_body(text: str, names: Optional[Sequence[str]], tree: Optional[ast.
     stubbed = stub_cold_parts(text, tree) if tree is not None else None
     if stubbed is not None:
         try:
-            result = _upgrade_parsed(stubbed, text, names, tree, partial=True)
+            result = _upgrade_parsed(stubbed, text, names, tree, partial=True, shim=shim)
             if result.unchanged or MARKER not in result.code:  # else a stub had to be generated
                 return result
         except (WholeModuleNeeded, FileFailure):
             pass  # the whole text decides
-    return _upgrade_parsed(text, text, names, tree, partial=False)
+    return _upgrade_parsed(text, text, names, tree, partial=False, shim=shim)
 
 
 def _upgrade_parsed(parsed: str, text: str, names: Optional[Sequence[str]], tree: Optional[ast.Module],
-                    partial: bool) -> "refactors.Result":
+                    partial: bool, shim: bool = True) -> "refactors.Result":
     """Parse `parsed` (`text`, or with `partial` `text` with its cold parts left out) and upgrade it."""
     import libcst as cst  # here, not at the top: the CLI's main process never parses (see refactors/__init__)
     from refactors.partial_parse import WholeModuleNeeded
@@ -260,7 +262,7 @@ def _upgrade_parsed(parsed: str, text: str, names: Optional[Sequence[str]], tree
     except (RecursionError, MemoryError):
         raise FileFailure("too deeply nested to parse safely") from None
     try:
-        _, result = refactors.upgrade_module(module, names or None, text, tree, partial)
+        _, result = refactors.upgrade_module(module, names or None, text, tree, partial, shim)
     except RecursionError:
         raise FileFailure("too deeply nested to upgrade safely") from None
     except WholeModuleNeeded:

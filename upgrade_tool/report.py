@@ -51,6 +51,7 @@ class Summary:
     sites_found: int = 0
     sites_converted: int = 0
     python2: int = 0
+    legacy_files: int = 0  # files that still use a legacy API after the upgrade
     top_left: List[LeftApi] = field(default_factory=list)
     interrupted: bool = False
 
@@ -70,7 +71,7 @@ class Summary:
         return {
             "files": {"scanned": self.scanned, "changed": self.changed, "unchanged": self.unchanged,
                       "failed": self.failed, "skipped": self.skipped, "written": self.written,
-                      "declined": self.declined, "python2": self.python2},
+                      "declined": self.declined, "python2": self.python2, "legacy": self.legacy_files},
             "sites": {"found": self.sites_found, "converted": self.sites_converted, "left": self.sites_left,
                       "conversion_rate": self.conversion_rate},
             "top_left": [{"api": t.name, "count": t.count, "code": t.code, "reason": t.reason}
@@ -99,6 +100,8 @@ class Tally:
             s.skipped += 1
         if r.python2_fixers:
             s.python2 += 1
+        if r.legacy_left:
+            s.legacy_files += 1
         for site in r.sites:
             s.sites_found += 1
             if site.converted:
@@ -244,6 +247,8 @@ def summary_table(summary: Summary):
         table.add_row("  declined at confirm", str(summary.declined))
     if summary.python2:
         table.add_row("  with Python 2 syntax", str(summary.python2))
+    table.add_row("  still using legacy APIs", str(summary.legacy_files),
+                  style="yellow" if summary.legacy_files else None)
     table.add_row("legacy API uses found", str(summary.sites_found))
     table.add_row("  converted", str(summary.sites_converted))
     table.add_row("  left", str(summary.sites_left))

@@ -46,6 +46,7 @@ class Options:
     max_bytes: int = int(DEFAULT_MAX_MB * 1024 * 1024)
     debug: bool = False  # keep tracebacks of internal errors in the finding
     cache_dir: Optional[str] = None  # --cache-dir: reuse results of files whose bytes were seen before
+    shim: bool = True  # legacy uses left run through runtime_shim (coexistence); --no-shim: pure 2.x text
 
 
 @dataclass
@@ -67,6 +68,11 @@ class FileResult:
     @property
     def converted(self) -> int:
         return sum(1 for s in self.sites if s.converted)
+
+    @property
+    def legacy_left(self) -> bool:
+        """The upgraded file still uses a legacy API (with the shim, it runs through runtime_shim)."""
+        return any(not s.converted for s in self.sites)
 
 
 def _failed(job: Job, reason: str, code: str = F.FAILED, status: str = FAILED,
@@ -181,7 +187,7 @@ def _finish(job: Job, data: bytes, new_data: bytes, old_text: str, new_text: str
 
 def _python(job: Job, data: bytes, options: Options) -> FileResult:
     decoded = source_io.decode(data)
-    outcome = upgrade_text(source_io.to_parser_text(decoded), options.names)
+    outcome = upgrade_text(source_io.to_parser_text(decoded), options.names, options.shim)
     new_text = source_io.from_parser_text(outcome.text, decoded)
     if new_text == decoded.text:
         new_data = data
@@ -214,7 +220,7 @@ def _shim(job: Job, data: bytes) -> FileResult:
 
 
 def _notebook(job: Job, data: bytes, options: Options) -> FileResult:
-    outcome = notebook.upgrade(data, options.names)
+    outcome = notebook.upgrade(data, options.names, options.shim)
     old_text = data.decode("utf-8")  # load() already proved it decodes; a BOM stays as U+FEFF
     new_text = outcome.data.decode("utf-8")
     return _finish(job, data, outcome.data, old_text, new_text, outcome.findings, outcome.sites, "utf-8", None)

@@ -297,7 +297,7 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
         name = scheduler or "the scheduler"
         why = (f"1.8 advanced this learning-rate schedule on every optimizer step; call {name}.step() after "
                f"each one")
-        ctx.todo(why)
+        ctx.todo(why, new)
         site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: converted; {why}", False)
         return emit.converted(site, new)
     if before:
