@@ -134,6 +134,31 @@ class Context:
             return self.table.lookup(qualname)
         return self.table.entries.get(qualname)
 
+    def entry_of_chain(self, qualname: str) -> Optional[Tuple[ApiEntry, str]]:
+        """The entry of the longest prefix of `a.b.c` the table knows, and the attributes after it
+        (norm_api_alias resolves aliases)."""
+        parts = qualname.split(".")
+        for end in range(len(parts), 1, -1):
+            entry = self.entry_for(".".join(parts[:end]))
+            if entry is not None:
+                return entry, "".join("." + p for p in parts[end:])
+        return None
+
+    def static_file(self) -> bool:
+        """Whether the module uses a static-graph-only API anywhere: known before the pass reaches it,
+        for rewrites that depend on the file's mode (a dygraph guard)."""
+        known = self.memo.get("static file")
+        if known is None:
+            known = self.memo["static file"] = any(self._static_only(ref) for ref in self.resolver.references.values())
+        return bool(known)
+
+    def _static_only(self, ref: Reference) -> bool:
+        if not ref.bindings or ref.mixed:
+            return False
+        _, _, rest = ref.dotted.partition(".")
+        matched = self.entry_of_chain(ref.bindings[0].qualname + ("." + rest if rest else ""))
+        return matched is not None and matched[0].static_graph
+
     def code(self, node: cst.CSTNode) -> str:
         text = self.module.code_for_node(node)
         if self.partial and MARKER in text:
@@ -343,14 +368,9 @@ class Upgrader(cst.CSTTransformer):
         self._left_ambiguous[id(ref.node)] = f"`{head}` is bound {'otherwise too' if ref.mixed else 'to several APIs'}"
 
     def _match_entry(self, site: Site) -> None:
-        """The longest prefix of the chain that the table knows (norm_api_alias resolves aliases)."""
-        parts = site.qualname.split(".")
-        for end in range(len(parts), 1, -1):
-            entry = self.ctx.entry_for(".".join(parts[:end]))
-            if entry is not None:
-                site.entry = entry
-                site.suffix = "".join("." + p for p in parts[end:])
-                return
+        matched = self.ctx.entry_of_chain(site.qualname)
+        if matched is not None:
+            site.entry, site.suffix = matched
 
     def _leave_reference(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         ambiguous = self._left_ambiguous.pop(id(original), None)

@@ -1,26 +1,31 @@
 """Step 6: `with` statements whose context manager is a legacy guard.
 
-A guard the table marks "unwrap" (the dygraph guard) switches a mode for its block. 2.x expresses
-that as calls, so the block is flattened into the enclosing one: the entry call (`update_to`), the
-body, and the call that restores the mode (`guard_exit`). When the body ends in `return` or `raise`,
-the restoring call would be unreachable, so it is not written and the finding says so. Every other
-guard (no_grad, program_guard, unique_name.guard, scope_guard, name_scope) stays a `with`: its call
-was renamed like any other call.
+A guard the table marks "unwrap" (the dygraph guard) runs its block in dynamic mode and then gives
+back the mode it found: a guard inside another guard, or in a function called from within one, leaves
+dynamic mode on (1.8 `dygraph/base.py` guard restores the tracer it replaced). 2.x is dynamic by
+default, so:
+
+- in a file that builds no static graph, the block simply moves into the enclosing one, after the
+  entry call (`update_to`, e.g. `paddle.disable_static(place)`) when the guard was given a place;
+- in a file that also builds static graphs, the block keeps its indentation under a `try` that gives
+  back the mode found on entry (`guard_exit` only when it was static), whatever way the block ends.
+
+Every other guard (no_grad, program_guard, unique_name.guard, scope_guard, name_scope) stays a
+`with`: its call was renamed like any other call.
 """
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, List
 
 import libcst as cst
 
-from refactors import findings as F
 from refactors.engine import Context, Site
 
 NAME = "refactor_with"
 
 
-def _call_line(ctx: Context, call: cst.BaseExpression, leading=()) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine(body=[cst.Expr(call)], leading_lines=leading)
+def _call_line(call: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(body=[cst.Expr(call)])
 
 
 def with_stmt(ctx: Context, sites: Dict[int, Site], original: cst.With, updated: cst.With):
@@ -35,17 +40,26 @@ def with_stmt(ctx: Context, sites: Dict[int, Site], original: cst.With, updated:
         return updated
     enter = updated.items[0].item
     assert isinstance(enter, cst.Call)
-    statements = [_call_line(ctx, enter.with_changes(func=ctx.name_node(entry.update_to)), updated.leading_lines)]
-    body = list(updated.body.body)
-    statements.extend(body)
-    last = body[-1] if body else None
-    ends = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], (cst.Return, cst.Raise))
-    if entry.guard_exit is not None:
-        if ends:
-            ctx.report(site, F.NEEDS_REVIEW, "info",
-                       f"{entry.name}: the block ends in return/raise, so {entry.guard_exit}() is not written "
-                       f"after it; the mode stays dynamic afterwards", True)
-        else:
-            statements.append(_call_line(ctx, cst.Call(func=ctx.name_node(entry.guard_exit))))
+    enter = enter.with_changes(func=ctx.name_node(entry.update_to))
+    if ctx.static_file() and entry.guard_exit is not None:
+        statements = _restoring(ctx, site, enter, updated.body, entry.guard_exit)
+    else:
+        statements = ([_call_line(enter)] if enter.args else []) + list(updated.body.body)
     site.converted = True
+    first = statements[0]
+    statements[0] = first.with_changes(leading_lines=(*updated.leading_lines, *first.leading_lines))
     return cst.FlattenSentinel(statements)
+
+
+def _restoring(ctx: Context, site: Site, enter: cst.Call, body: cst.IndentedBlock,
+               leave: str) -> List[cst.BaseStatement]:
+    """`was = not paddle.in_dynamic_mode()`, the entry call, then the block under a `try` whose
+    `finally` gives static mode back when it was on."""
+    was_static = ctx.fresh_name(site.scope, "was_static")
+    check = ctx.name_node("paddle.in_dynamic_mode")
+    restore = cst.If(test=cst.Name(was_static), body=cst.IndentedBlock([_call_line(cst.Call(ctx.name_node(leave)))]))
+    return [
+        ctx.statement(f"{was_static} = not {ctx.module.code_for_node(check)}()\n"),
+        _call_line(enter),
+        cst.Try(body=body, finalbody=cst.Finally(body=cst.IndentedBlock([restore]))),
+    ]
