@@ -84,6 +84,7 @@ class Context:
     before: Dict[int, List[cst.BaseStatement]] = field(default_factory=dict)
     after: Dict[int, List[cst.BaseStatement]] = field(default_factory=dict)
     class_edits: Dict[int, List[Callable[[cst.ClassDef], cst.ClassDef]]] = field(default_factory=dict)
+    replacements: Dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = field(default_factory=dict)  # see `replace`
     imports: Set[str] = field(default_factory=set)  # standard-library modules the emitted code uses
     new_names: Set[str] = field(default_factory=set)  # names introduced by rewrites (see `fresh_name`)
     source: Optional[str] = None  # the module's text, when the caller has it
@@ -245,6 +246,12 @@ class Context:
         self.new_names.add(name)
         return name
 
+    def replace(self, original: cst.CSTNode, build: Callable[[cst.CSTNode], cst.CSTNode]) -> None:
+        """When the pass leaves `original` (a node of the module, not yet left), use `build(updated)`
+        instead: for code that is no use site but reads what one makes (planned before the pass)."""
+        self.resolver.make_hot(original)
+        self.replacements[id(original)] = build
+
     def edit_class(self, original: cst.ClassDef, edit: Callable[[cst.ClassDef], cst.ClassDef]) -> None:
         """Run `edit` on the upgraded class when the pass leaves it (e.g. to change its `forward`)."""
         self.class_edits.setdefault(id(original), []).append(edit)
@@ -288,6 +295,9 @@ class Upgrader(cst.CSTTransformer):
     def __init__(self, ctx: Context, steps: Sequence[ModuleType]) -> None:
         super().__init__()
         self.ctx = ctx
+        for step in steps:  # analyses of the module before the pass changes it (they may add hot nodes)
+            if hasattr(step, "prepare"):
+                step.prepare(ctx)
         generated = layout(ctx.module, [ref.node for ref in ctx.resolver.references.values()], ctx.resolver.hot,
                            ctx.source if ctx.source is not None else ctx.module.code, ctx.tree)
         self._positions, ctx.reproduces, ctx.recorded = generated.positions, generated.reproduces, generated.recorded
@@ -296,6 +306,7 @@ class Upgrader(cst.CSTTransformer):
         self._left_ambiguous: Dict[int, str] = {}  # id of a use left because its name is ambiguous -> why
         self._hooks = {kind: [getattr(s, kind) for s in steps if hasattr(s, kind)]
                        for kind in ("call", "reference", "with_stmt", "module")}
+
 
     def visit_Import(self, node: cst.Import) -> bool:
         return False
@@ -420,6 +431,9 @@ class Upgrader(cst.CSTTransformer):
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         result = super().on_leave(original, updated)
+        build = self.ctx.replacements.pop(id(original), None)
+        if build is not None:
+            result = build(result)
         if isinstance(original, _STATEMENTS):
             self.ctx.statements.pop()
             marks = self.ctx.todos.pop()

@@ -12,10 +12,16 @@ import libcst as cst
 
 from api_mapping import ApiEntry
 from refactors import call_args
+from refactors import zero_d
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.transformers import REGISTRY
 
 NAME = "refactor_kwargs"
+
+
+def prepare(ctx: Context) -> None:
+    """Before the pass: the reads of full reductions' results that their transformer makes scalar."""
+    zero_d.plan(ctx)
 
 
 def _positionally_bound(entry: ApiEntry, node: cst.Call) -> set:

@@ -117,10 +117,10 @@ CASES = [
                  "y = paddle.nn.functional.margin_ranking_loss(label=label, input=left, other=right, margin=0.1, "
                  "reduction='none')\n", id="margin_rank_loss: reordered, 1.8 margin, element-wise"),
     pytest.param("y = fluid.layers.accuracy(input=x, label=label)\n",
-                 "y = paddle.reshape(paddle.metric.accuracy(input=x, label=label), [1])\n",
-                 id="accuracy: keeps shape [1]"),
-    pytest.param("y = fluid.layers.size(x)\n", "y = paddle.reshape(paddle.numel(x), [1])\n",
-                 id="size: numel, shape [1]"),
+                 "y = paddle.metric.accuracy(input=x, label=label)\n",
+                 id="accuracy: 0-D, the 2.x idiom"),
+    pytest.param("y = fluid.layers.size(x)\n", "y = paddle.numel(x)\n",
+                 id="size: numel, 0-D"),
     pytest.param("y = fluid.layers.resize_bilinear(x, out_shape=[8, 8])\n",
                  "y = paddle.nn.functional.interpolate(x, size=[8, 8], mode='bilinear', align_corners=True, "
                  "align_mode=1)\n", id="resize_bilinear: 1.8 corner alignment"),
@@ -259,4 +259,4 @@ def test_numbers_match_the_1_8_formulas():
     scores = np.array([[0.1, 0.9], [0.8, 0.2]], dtype="float32")
     ids = np.array([[1], [1]], dtype="int64")
     acc = _run("y = fluid.layers.accuracy(input=x, label=label)\n", x=scores, label=ids)
-    assert acc.shape == (1,) and acc[0] == pytest.approx(0.5)
+    assert acc.shape == () and acc.item() == pytest.approx(0.5)  # 0-D in 2.x (1.8: shape [1]; refactors.zero_d)

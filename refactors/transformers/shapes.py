@@ -9,13 +9,14 @@
   last dimension to be 1 and replaces it; 2.x's embedding (`lookup_table_v2`) appends. Squeezed first.
 - `embedding_layer`: 1.8 `dygraph.Embedding(size=[V, D])` becomes `nn.Embedding(V, D)`.
 - `full_reduce_shape1`: a full reduction gives shape `[1]` in 1.8 (`layers/nn.py:5672`) and 0-D in
-  Paddle >= 2.5, so 1.8 code that indexes it (`loss.numpy()[0]`) breaks; the result is reshaped to `[1]`.
+  Paddle >= 2.5, the idiomatic 2.x result; the 1.8 reads that index it (`loss.numpy()[0]`) are made
+  scalar reads (`refactors.zero_d`).
 """
 from __future__ import annotations
 
 import libcst as cst
 
-from refactors import call_args
+from refactors import call_args, zero_d
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.transformers import emit, register
 
@@ -86,4 +87,5 @@ def full_reduce_shape1(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpr
         return emit.converted(site, reduced)
     if keep_dim is not False:
         raise NeedsReview("keep_dim is not a bool literal")
-    return emit.converted(site, emit.call(ctx, site, "paddle.reshape", reduced, ctx.expr("[1]")))
+    zero_d.produced(ctx, site)
+    return emit.converted(site, reduced)

@@ -1,0 +1,109 @@
+"""What a local name holds, where the file itself says so: names bound once, in their scope, to a value.
+
+Rewrites that follow a value beyond the call that makes it (a full reduction read as shape [1], the
+methods of an optimizer) need to know which names hold it. The rule is deliberately simple and sound:
+`name = <expression>` as a statement of its own, and no other binding of `name` in that scope
+(parameters, loop targets, `global`, augmented assignments all count as bindings). A name bound twice,
+or bound elsewhere, is unknown, and the code that reads it is left alone.
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, Optional, Tuple
+
+import libcst as cst
+
+from refactors.scopes import Scope
+
+_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def assigned_name(stmt: cst.CSTNode) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """(`name`, value) when `stmt` is the statement `name = value`, else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    return None
+
+
+def assigned_targets(stmt: cst.CSTNode) -> Optional[Tuple[List[Optional[str]], cst.BaseExpression]]:
+    """([names], value) when `stmt` is `a, b = value` (a name or None for each element), else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        return None
+    target = small.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    return [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements], small.value
+
+
+def bound_once(scope: Scope, name: str) -> bool:
+    """`name` has exactly one binding in `scope`, and the scope does not hand it to another."""
+    return len(scope.bindings.get(name, ())) == 1 and name not in scope.globals and name not in scope.nonlocals
+
+
+def statements(node: cst.CSTNode) -> Iterator[cst.BaseStatement]:
+    """Every statement of a scope's own code (its body and the blocks in it, not nested definitions)."""
+    body = node.body if isinstance(node, cst.Module) else getattr(node, "body", None)
+    stack = list(reversed(_block(body)))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, _NESTED):
+            inner: List[cst.BaseStatement] = []
+            for block in _blocks(stmt):
+                inner.extend(_block(block))
+            stack.extend(reversed(inner))
+
+
+def all_statements(module: cst.Module) -> Iterator[cst.BaseStatement]:
+    """Every statement of the module, those of its functions and classes included, in source order."""
+    stack = list(reversed(module.body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, cst.BaseCompoundStatement):
+            inner: List[cst.BaseStatement] = []
+            for block in _blocks(stmt):
+                inner.extend(_block(block))
+            stack.extend(reversed(inner))
+
+
+def expressions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and the nodes below it, not entering nested functions, classes or lambdas."""
+    from refactors.scopes import children
+
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed([c for c in children(current) if not isinstance(c, _NESTED)]))
+
+
+def _block(body) -> List[cst.BaseStatement]:
+    if isinstance(body, (list, tuple)):
+        return list(body)
+    if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        return list(body.body)
+    return []
+
+
+def _blocks(stmt: cst.BaseCompoundStatement) -> Iterator[object]:
+    yield stmt.body
+    for name in ("handlers", ):
+        for handler in getattr(stmt, name, ()):
+            yield handler.body
+    orelse = getattr(stmt, "orelse", None)
+    while isinstance(orelse, cst.If):  # elif chains
+        yield orelse.body
+        orelse = orelse.orelse
+    if orelse is not None:
+        yield orelse.body
+    final = getattr(stmt, "finalbody", None)
+    if final is not None:
+        yield final.body
+    for case in getattr(stmt, "cases", ()):
+        yield case.body
