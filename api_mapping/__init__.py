@@ -3,7 +3,7 @@
 This package imports nothing else of the project: the upgrader (`refactors`) and the runtime shim
 (`runtime_shim`) both read it.
 """
-from api_mapping.schema import ApiEntry, ArgChange, NoEquivalent, Param, Table, TableError
+from api_mapping.schema import ApiEntry, ArgChange, ClassFacts, NoEquivalent, Param, Table, TableError
 from api_mapping.loader import load_table
 
-__all__ = ["ApiEntry", "ArgChange", "NoEquivalent", "Param", "Table", "TableError", "load_table"]
+__all__ = ["ApiEntry", "ArgChange", "ClassFacts", "NoEquivalent", "Param", "Table", "TableError", "load_table"]

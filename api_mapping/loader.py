@@ -9,17 +9,19 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Collection, Dict, Iterable, List, Optional, Tuple
 
-from api_mapping.schema import (ARG_OPS, BASELINE, ApiEntry, ArgChange, NoEquivalent, Param, Table, TableError,
+from api_mapping.schema import (ARG_OPS, BASELINE, ApiEntry, ClassFacts, ArgChange, NoEquivalent, Param, Table, TableError,
                                 version_tuple)
 
 DATA_DIR = Path(__file__).with_name("data")
 
 _ENTRY_FIELDS = {
     "kind", "alias", "args_list", "update_to", "since", "no_equivalent", "args_change", "transformer",
-    "with_guard", "guard_exit", "static_graph", "warning", "args_warning", "notes", "semantics",
+    "with_guard", "guard_exit", "static_graph", "warning", "args_warning", "notes", "semantics", "returns",
 }
+_CLASS_FIELDS = {"update_to", "instances", "made_by", "methods", "attributes"}
 _CHANGE_FIELDS = {"op", "arg", "to", "value", "alters_result", "reason"}
 _KINDS = {"function", "class", "module", "constant"}
+_MEMBER_KINDS = {"method", "attribute"}
 _WITH_GUARDS = {"unwrap", "rename"}
 
 
@@ -75,14 +77,15 @@ def _since(where: str, since: Any, update_to: Optional[str], transformer: Option
     return since
 
 
-def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collection[str]]) -> ApiEntry:
+def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collection[str]],
+           kinds: Collection[str] = _KINDS, default_kind: str = "function") -> ApiEntry:
     where = name
     unknown = set(raw) - _ENTRY_FIELDS
     if unknown:
         raise _fail(where, f"unknown fields {sorted(unknown)}")
-    kind = raw.get("kind", "function")
-    if kind not in _KINDS:
-        raise _fail(where, f"kind must be one of {sorted(_KINDS)}, got {kind!r}")
+    kind = raw.get("kind", default_kind)
+    if kind not in kinds:
+        raise _fail(where, f"kind must be one of {sorted(kinds)}, got {kind!r}")
     params = None
     if raw.get("args_list") is not None:
         params = tuple(_param(where, p) for p in raw["args_list"])
@@ -129,14 +132,34 @@ def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collecti
         args_warning=dict(args_warning),
         notes=tuple(raw.get("notes", ())),
         semantics=tuple(raw.get("semantics", ())),
+        returns=raw.get("returns"),
     )
+
+
+def _class_facts(name: str, raw: Any, entries: Dict[str, ApiEntry],
+                 known_transformers: Optional[Collection[str]]) -> ClassFacts:
+    if not isinstance(raw, dict) or set(raw) - _CLASS_FIELDS or "update_to" not in raw:
+        raise _fail(name, f"class facts need update_to and only {sorted(_CLASS_FIELDS)}")
+    members: Dict[str, ApiEntry] = {}
+    for group, kind in (("methods", "method"), ("attributes", "attribute")):
+        for member, fields in raw.get(group, {}).items():
+            members[member] = _entry(f"{name}.{member}", fields, known_transformers, _MEMBER_KINDS, kind)
+            if members[member].kind != kind:
+                raise _fail(f"{name}.{member}", f"listed under {group!r} but of kind {members[member].kind!r}")
+    facts = ClassFacts(name, raw["update_to"], tuple(raw.get("instances", ())), tuple(raw.get("made_by", ())), members)
+    for api in (*facts.instances, *facts.made_by):
+        if api not in entries:
+            raise _fail(name, f"{api!r} is not a main name of the table")
+    return facts
 
 
 def build_table(
     sources: Iterable[Tuple[str, Dict[str, Any]]],
     known_transformers: Optional[Collection[str]] = None,
+    class_sources: Iterable[Tuple[str, Dict[str, Any]]] = (),
 ) -> Table:
-    """Validate raw data (pairs of source label and {main name: entry}) into a `Table`."""
+    """Validate raw data (pairs of source label and {main name: entry}, and of label and {1.8 class:
+    member facts}) into a `Table`."""
     entries: Dict[str, ApiEntry] = {}
     by_alias: Dict[str, str] = {}
     origin: Dict[str, str] = {}
@@ -153,7 +176,13 @@ def build_table(
             if alias in by_alias:
                 raise _fail(name, f"alias {alias!r} also listed by {by_alias[alias]!r}")
             by_alias[alias] = name
-    return Table(entries=entries, by_alias=by_alias)
+    classes: Dict[str, ClassFacts] = {}
+    for label, data in class_sources:
+        for name, raw in data.items():
+            if name in classes:
+                raise _fail(f"{label}: {name}", "class facts given twice")
+            classes[name] = _class_facts(name, raw, entries, known_transformers)
+    return Table(entries=entries, by_alias=by_alias, classes=classes)
 
 
 def read_sources(data_dir: Path = DATA_DIR) -> List[Tuple[str, Dict[str, Any]]]:
@@ -168,9 +197,12 @@ def read_sources(data_dir: Path = DATA_DIR) -> List[Tuple[str, Dict[str, Any]]]:
     return sources
 
 
+METHODS_DIR = DATA_DIR / "methods"
+
+
 @lru_cache(maxsize=None)
 def _cached(known_transformers: Optional[Tuple[str, ...]]) -> Table:
-    return build_table(read_sources(), known_transformers)
+    return build_table(read_sources(), known_transformers, read_sources(METHODS_DIR))
 
 
 def load_table(known_transformers: Optional[Collection[str]] = None) -> Table:

@@ -84,6 +84,7 @@ class ApiEntry:
     with_guard: Optional[str] = None  # "unwrap" (dygraph guard) or "rename" (any other context manager)
     guard_exit: Optional[str] = None  # with "unwrap": the call that restores the mode after the block
     static_graph: bool = False  # using it means the file builds a static graph
+    returns: Optional[str] = None  # a function returning an object whose methods the table knows (a class's name)
     warning: Optional[str] = None
     args_warning: Mapping[str, str] = field(default_factory=dict)
     notes: Tuple[str, ...] = ()
@@ -111,9 +112,35 @@ class ApiEntry:
 
 
 @dataclass(frozen=True)
+class ClassFacts:
+    """What changed in the methods and attributes of a 1.8 class's objects.
+
+    `name` is the class's defining path in 1.8.5 and `update_to` its 2.x class. `instances` are the
+    table's classes whose objects have these members (subclasses included), `made_by` the functions
+    returning one. Each member is an `ApiEntry` of kind "method" (its `update_to` is the 2.x method's
+    name; `args_list` the 1.8 parameters without self) or "attribute" (an assignment `obj.attr = v` in
+    dynamic-graph code becomes the call `update_to(v)`).
+    """
+
+    name: str
+    update_to: str
+    instances: Tuple[str, ...] = ()
+    made_by: Tuple[str, ...] = ()
+    members: Mapping[str, ApiEntry] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Table:
     entries: Mapping[str, ApiEntry]
     by_alias: Mapping[str, str]
+    classes: Mapping[str, ClassFacts] = field(default_factory=dict)  # by 1.8 defining path
+
+    def class_facts(self, api: str) -> Optional[ClassFacts]:
+        """The member facts of what calling the 1.8 API `api` (a main name) gives, when the table has them."""
+        for facts in self.classes.values():
+            if api in facts.instances or api in facts.made_by:
+                return facts
+        return None
 
     def main_name(self, qualname: str) -> Optional[str]:
         """The main name of the entry `qualname` denotes (itself or an alias), or None."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from refactors import findings as F
+from refactors import methods
 from refactors.engine import Context, Site
 
 NAME = "api_rename"
@@ -39,8 +40,15 @@ def _converted(ctx: Context, site: Site) -> None:
 
 
 def _mark_static(ctx: Context, site: Site) -> None:
-    if site.entry is not None and site.entry.static_graph:
+    """A static-graph-only API means the file builds a static graph, unless it is used in a dygraph
+    guard's block (1.8 ran it dynamically there: `fluid.default_main_program().random_seed = s`)."""
+    if site.entry is not None and site.entry.static_graph and not ctx.in_dygraph_guard(site.node):
         ctx.static_graph = True
+
+
+def prepare(ctx: Context) -> None:
+    """Before the pass: the uses of changed methods and attributes of the objects 1.8 APIs make."""
+    methods.plan(ctx)
 
 
 def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:

@@ -24,6 +24,7 @@ from refactors.codegen import Recorded
 from refactors.partial_parse import MARKER, WholeModuleNeeded, line_end, line_offsets, stubs_in
 from refactors.positions import layout
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
+from refactors.local_values import all_statements
 from refactors.todo_comments import Mark, attach
 
 LEGACY_ROOT = "paddle.fluid"
@@ -53,6 +54,7 @@ class Site:
     decorator: bool = False  # the reference is a whole decorator (`@fluid.dygraph.no_grad`)
     call: Optional[cst.Call] = None  # the call as written, when the site is its callee
     also: List[ImportBinding] = field(default_factory=list)  # other imports binding the name to the same API
+    member: bool = False  # a method or attribute of an object (refactors.methods): runtime_shim cannot serve it
 
     @property
     def legacy(self) -> bool:
@@ -85,6 +87,9 @@ class Context:
     after: Dict[int, List[cst.BaseStatement]] = field(default_factory=dict)
     class_edits: Dict[int, List[Callable[[cst.ClassDef], cst.ClassDef]]] = field(default_factory=dict)
     replacements: Dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = field(default_factory=dict)  # see `replace`
+    by_node: Dict[int, Site] = field(default_factory=dict)  # id(original chain node) -> its use site
+    tracked: List[cst.CSTNode] = field(default_factory=list)  # nodes beyond the use sites whose position is wanted
+    positions: Dict[int, Tuple[int, int]] = field(default_factory=dict)  # id(node) -> (line, column)
     imports: Set[str] = field(default_factory=set)  # standard-library modules the emitted code uses
     new_names: Set[str] = field(default_factory=set)  # names introduced by rewrites (see `fresh_name`)
     source: Optional[str] = None  # the module's text, when the caller has it
@@ -154,7 +159,7 @@ class Context:
         return bool(known)
 
     def _static_only(self, ref: Reference) -> bool:
-        if not ref.bindings or ref.mixed:
+        if not ref.bindings or ref.mixed or self.in_dygraph_guard(ref.node):
             return False
         _, _, rest = ref.dotted.partition(".")
         matched = self.entry_of_chain(ref.bindings[0].qualname + ("." + rest if rest else ""))
@@ -246,6 +251,38 @@ class Context:
         self.new_names.add(name)
         return name
 
+    def track_position(self, node: cst.CSTNode) -> None:
+        """Before the pass: have `position_of(node)` answer for a node of the module that is no use site."""
+        self.tracked.append(node)
+
+    def position_of(self, node: cst.CSTNode) -> Tuple[int, int]:
+        return self.positions.get(id(node), (0, 0))
+
+    def was_converted(self, node: cst.CSTNode) -> bool:
+        """Whether the use site `node` (a chain, or a call of one), already left by the pass, was converted."""
+        site = self.by_node.get(id(node.func) if isinstance(node, cst.Call) else id(node))
+        return site is not None and site.converted
+
+    def in_dygraph_guard(self, node: cst.CSTNode) -> bool:
+        """Whether `node`, of the module, is in the block of a `with` dygraph guard (1.8 runs it dynamically)."""
+        blocks = self.memo.get("guard blocks")
+        if blocks is None:
+            blocks = self.memo["guard blocks"] = {id(stmt.body) for stmt in all_statements(self.module)
+                                                   if self._is_dygraph_guard(stmt)}
+        key = self.resolver.parents.get(id(node), 0)
+        while key:
+            if key in blocks:  # type: ignore[operator]
+                return True
+            key = self.resolver.parents.get(key, 0)
+        return False
+
+    def _is_dygraph_guard(self, stmt: cst.CSTNode) -> bool:
+        if not isinstance(stmt, cst.With) or len(stmt.items) != 1 or not isinstance(stmt.items[0].item, cst.Call):
+            return False
+        ref = self.resolver.references.get(id(stmt.items[0].item.func))
+        matched = self.entry_of_chain(self.resolver.qualname(ref.dotted, ref.scope) or "") if ref else None
+        return matched is not None and not matched[1] and matched[0].with_guard == "unwrap"
+
     def replace(self, original: cst.CSTNode, build: Callable[[cst.CSTNode], cst.CSTNode]) -> None:
         """When the pass leaves `original` (a node of the module, not yet left), use `build(updated)`
         instead: for code that is no use site but reads what one makes (planned before the pass)."""
@@ -298,9 +335,11 @@ class Upgrader(cst.CSTTransformer):
         for step in steps:  # analyses of the module before the pass changes it (they may add hot nodes)
             if hasattr(step, "prepare"):
                 step.prepare(ctx)
-        generated = layout(ctx.module, [ref.node for ref in ctx.resolver.references.values()], ctx.resolver.hot,
+        generated = layout(ctx.module, [ref.node for ref in ctx.resolver.references.values()] + ctx.tracked,
+                           ctx.resolver.hot,
                            ctx.source if ctx.source is not None else ctx.module.code, ctx.tree)
         self._positions, ctx.reproduces, ctx.recorded = generated.positions, generated.reproduces, generated.recorded
+        ctx.positions = self._positions
         self._callees: Set[int] = set()
         self._sites: Dict[int, Site] = {}
         self._left_ambiguous: Dict[int, str] = {}  # id of a use left because its name is ambiguous -> why
@@ -349,7 +388,7 @@ class Upgrader(cst.CSTTransformer):
         self._match_entry(site)
         for b in (binding, *also):
             b.uses += 1
-        self._sites[id(ref.node)] = site
+        self._sites[id(ref.node)] = self.ctx.by_node[id(ref.node)] = site
         if site.legacy:
             self.ctx.sites.append(site)
 

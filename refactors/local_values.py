@@ -59,9 +59,10 @@ def statements(node: cst.CSTNode) -> Iterator[cst.BaseStatement]:
             stack.extend(reversed(inner))
 
 
-def all_statements(module: cst.Module) -> Iterator[cst.BaseStatement]:
-    """Every statement of the module, those of its functions and classes included, in source order."""
-    stack = list(reversed(module.body))
+def all_statements(node: cst.CSTNode) -> Iterator[cst.BaseStatement]:
+    """Every statement in a module (or a compound statement's blocks), those of its functions and
+    classes included, in source order."""
+    stack = list(reversed(_block(node.body) if not isinstance(node, cst.Module) else node.body))
     while stack:
         stmt = stack.pop()
         yield stmt

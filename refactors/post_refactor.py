@@ -131,7 +131,8 @@ def _is_coexist_line(stmt: cst.CSTNode) -> bool:
 
 
 def _legacy_left(ctx: Context) -> bool:
-    return any(not site.converted for site in ctx.sites) or any(
+    """Whether a use of a `paddle.fluid` name is left (what runtime_shim serves; not members of objects)."""
+    return any(not site.converted and not site.member for site in ctx.sites) or any(
         b.left and _legacy_alias(b) for b in ctx.resolver.imports)
 
 

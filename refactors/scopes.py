@@ -137,6 +137,7 @@ class _Walker:
         self.parents: Dict[int, int] = {}  # id(walked node) -> id(nearest walked ancestor), 0 at the top
         self._path: List[int] = [0]
         self.decorators: Set[int] = set()
+        self.scopes: Dict[int, Scope] = {id(module): self.module_scope}
 
     # -- generic descent ------------------------------------------------------------------------
     def walk(self, node: cst.CSTNode) -> None:
@@ -170,6 +171,7 @@ class _Walker:
                         self.walk(item)
 
     def in_scope(self, scope: Scope, *nodes: Optional[cst.CSTNode]) -> None:
+        self.scopes[id(scope.node)] = scope
         outer, self.scope = self.scope, scope
         for node in nodes:
             if node is not None:
@@ -337,6 +339,8 @@ class Analysis:
     hot: Set[int]  # ids of the walked nodes on the path to one
     decorators: Set[int]  # ids of expressions that are a whole decorator
     parents: Dict[int, int]  # id(walked node) -> id(nearest walked ancestor)
+    chains: Dict[int, Reference] = field(default_factory=dict)  # id(chain node) -> every chain, paddle or not
+    scopes: Dict[int, Scope] = field(default_factory=dict)  # id(node opening a scope) -> its scope
 
     def make_hot(self, node: cst.CSTNode) -> None:
         """Have the rewriting pass enter `node` and everything around it."""
@@ -388,7 +392,8 @@ class Analysis:
 def analyse(module: cst.Module, star_members: Callable[[str], Sequence[str]]) -> Analysis:
     walker = _Walker(module, star_members)
     walker.children(module)
-    result = Analysis(walker.module_scope, walker.imports, {}, set(), walker.decorators, walker.parents)
+    result = Analysis(walker.module_scope, walker.imports, {}, set(), walker.decorators, walker.parents,
+                      {id(ref.node): ref for ref in walker.references}, walker.scopes)
     if not walker.imports:
         return result
     for ref in walker.references:

@@ -24,12 +24,15 @@ Mark = Tuple[str, Optional[cst.CSTNode]]  # a reason, and the node whose first l
 
 def attach(stmt: cst.BaseStatement, marks: Sequence[Mark], module: cst.Module) -> cst.BaseStatement:
     """`stmt` with a TODO for each mark; `module` gives the code style (indentation, newlines)."""
+    marks = [(" ".join(reason.split()), node) for reason, node in marks]  # a comment is one line
     reasons = list(dict.fromkeys(reason for reason, _ in marks))
     if not reasons:
         return stmt
     text = module.code_for_node(stmt)
     lines = text.splitlines(keepends=True)
-    at_line = _lines_of(stmt, [node for _, node in marks], module)
+    if isinstance(stmt, cst.SimpleStatementLine) and len(lines) == len(stmt.leading_lines) + 1:
+        return _trailing(stmt, reasons)  # a one-line statement: every use starts on its line
+    at_line = _lines_of(stmt, [node for _, node in marks], module, text)
     by_line: Dict[int, List[str]] = {}
     above: List[str] = []
     for reason, node in marks:
@@ -51,13 +54,24 @@ def attach(stmt: cst.BaseStatement, marks: Sequence[Mark], module: cst.Module) -
     return _above(stmt, [r for r in dict.fromkeys(above) if not _has(stmt, r)])
 
 
-def _lines_of(stmt: cst.BaseStatement, nodes: Sequence[Optional[cst.CSTNode]],
-              module: cst.Module) -> Dict[int, int]:
-    """The line (1-based, in the statement's own code, its leading lines included) where each node starts."""
-    wanted = {id(n) for n in nodes if n is not None}
-    if not wanted:
-        return {}
+def _lines_of(stmt: cst.BaseStatement, nodes: Sequence[Optional[cst.CSTNode]], module: cst.Module,
+              text: str) -> Dict[int, int]:
+    """The line (1-based, in the statement's own code `text`, its leading lines included) where each
+    node starts: found by its own code when that occurs once in the statement's, else by libcst's
+    PositionProvider."""
+    lines: Dict[int, int] = {}
+    for node in nodes:
+        if node is None:
+            continue
+        code = module.code_for_node(node)
+        at = text.find(code)
+        if at < 0 or text.find(code, at + 1) >= 0:
+            break
+        lines[id(node)] = text.count("\n", 0, at) + 1
+    else:
+        return lines
     alone = module.with_changes(body=[stmt], header=[], footer=[])
+    wanted = {id(n) for n in nodes if n is not None}
     positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
     return {id(node): pos.start.line for node, pos in positions.items() if id(node) in wanted}
 
@@ -86,6 +100,18 @@ def _dedented(code: str) -> str:
     may (they keep the indentation they had in the file)."""
     return "".join(line.lstrip(" \t") if line.lstrip(" \t").startswith("#") else line
                    for line in code.splitlines(keepends=True))
+
+
+def _trailing(stmt: cst.SimpleStatementLine, reasons: List[str]) -> cst.SimpleStatementLine:
+    """The comments at the end of a one-line statement, after a comment it already has."""
+    ws = stmt.trailing_whitespace
+    existing = ws.comment.value if ws.comment is not None else ""
+    new = [PREFIX + r for r in reasons if PREFIX + r not in existing]
+    if not new:
+        return stmt
+    comment = cst.Comment("  ".join(([existing] if existing else []) + new))
+    return stmt.with_changes(trailing_whitespace=ws.with_changes(
+        whitespace=ws.whitespace if existing else cst.SimpleWhitespace("  "), comment=comment))
 
 
 def _has(stmt: cst.BaseStatement, reason: str) -> bool:

@@ -51,21 +51,26 @@ def _is_zero_d(ctx: Context, call: cst.Call) -> bool:
 def plan(ctx: Context) -> None:
     """Before the pass: find the reads of each reduction's result, to rewrite them if it becomes 0-D."""
     _plan_inline_reads(ctx)
+    by_scope: Dict[int, Tuple[Scope, Dict[str, cst.Call]]] = {}
     for scope, name, call in _producers(ctx):
-        ctx.require_bindings(scope, name)
+        # Its other bindings and its reads are statements of its scope, which may not mention paddle.
         ctx.require_parsed(scope.node, into_definitions=False, words=(name,))
-        arrays: Set[str] = set()
-        fetched: Dict[str, Set[int]] = {}
+        by_scope.setdefault(id(scope.node), (scope, {}))[1][name] = call
+    for scope, calls in by_scope.values():
         body = scope.node if isinstance(scope.node, cst.Module) else getattr(scope.node, "body", None)
         if body is None:
             continue
+        arrays: Dict[str, Set[str]] = {name: set() for name in calls}
+        fetched: Dict[str, Dict[str, Set[int]]] = {name: {} for name in calls}
         for stmt in statements(scope.node):
-            _fetch_targets(scope, stmt, name, arrays, fetched)
+            for name in calls:
+                _fetch_targets(scope, stmt, name, arrays[name], fetched[name])
         for node in expressions(body):
-            _plan_read(ctx, call, node, name, arrays, fetched)
-            how = _unseen(node, name, arrays)
-            if how is not None:
-                ctx.memo.setdefault(_ESCAPES, {}).setdefault(id(call), (name, how))  # type: ignore[union-attr]
+            for name, call in calls.items():
+                _plan_read(ctx, call, node, name, arrays[name], fetched[name])
+                how = _unseen(node, name, arrays[name])
+                if how is not None:
+                    ctx.memo.setdefault(_ESCAPES, {}).setdefault(id(call), (name, how))  # type: ignore[union-attr]
 
 
 def _plan_inline_reads(ctx: Context) -> None:
