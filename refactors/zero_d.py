@@ -26,7 +26,9 @@ from refactors.hot_paths import descendants
 from refactors.local_values import all_statements, assigned_name, assigned_targets, bound_once, expressions, statements
 from refactors.scopes import Scope
 
-REDUCTION = "full_reduce_shape1"  # the transformer whose results are 0-D in 2.x
+# The transformers whose results are 0-D in 2.x: full reductions, and static learning-rate schedules (the
+# program's rate variable that 1.8 code fetched).
+PRODUCERS = ("full_reduce_shape1", "lr_decay_static")
 _ZERO_D = "zero-d producers"  # ctx.memo key: ids of the original calls converted to a 0-D result
 _ESCAPES = "zero-d unseen"  # ctx.memo key: id of an original call -> (its name, how its reads escape this analysis)
 
@@ -92,7 +94,7 @@ def _reduction(ctx: Context, call: cst.Call) -> bool:
     if ref is None:
         return False
     matched = ctx.entry_of_chain(ctx.resolver.qualname(ref.dotted, ref.scope) or "")
-    return matched is not None and matched[0].transformer == REDUCTION and not matched[1]
+    return matched is not None and matched[0].transformer in PRODUCERS and not matched[1]
 
 
 def _producers(ctx: Context) -> Iterator[Tuple[Scope, str, cst.Call]]:

@@ -35,10 +35,7 @@ def test_parse_output_reads_keys_and_numbers():
 
 # Programs the runtime shim runs but the upgrader cannot yet turn into working 3.3.1 code. Strict:
 # when a gap closes, the test fails until its entry here is removed.
-KNOWN_GAPS = {
-    "shim_static_decay_clone": "a static exponential_decay stepped by Executor.run: the upgrader finds no "
-                               "optimizer step to put scheduler.step() after (reported, TODO left)",
-}
+KNOWN_GAPS: dict = {}
 
 
 def _programs():

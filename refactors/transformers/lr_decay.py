@@ -14,11 +14,15 @@
   per-epoch cosine decay and 1.8's warm-up (whose dygraph and static formulas differ) have no 2.x
   scheduler computing the same rates: left for review.
 
-Stepping: when the schedule is given (directly, or through a name) as `learning_rate=` of an optimizer
-assigned to a name in the same function, and that optimizer's `minimize(...)` is called inside a loop
-there, `<scheduler>.step()` is written after each such call (an inline schedule is first bound to a
-new name). Otherwise the schedule is converted, the line is marked with a TODO saying where
-`.step()` must go, and the site is reported.
+Stepping, dygraph: when the schedule is given (directly, or through a name) as `learning_rate=` of an
+optimizer assigned to a name in the same function, and that optimizer's `minimize(...)` is called
+inside a loop there, `<scheduler>.step()` is written after each such call (an inline schedule is first
+bound to a new name). Static graphs: the schedule assigned to a name is built into a program (the one
+of the `program_guard` it is made under, else the default main program), and each run of that program
+advanced the 1.8 counter: `<scheduler>.step()` is written after each `Executor.run` of it in a loop of the
+same function; the rate 1.8 code fetched (`fetch_list=[lr]` or `[lr.name]`) is the program's learning-rate
+variable in 2.x (`program.lr_var`, 0-D, read by `refactors.zero_d`). Otherwise the schedule is converted,
+the line is marked with a TODO saying where `.step()` must go, and the site is reported.
 """
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from api_mapping.namespaces import OPTIMIZERS
-from refactors import call_args
+from refactors import call_args, zero_d
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.scopes import Scope, dotted
@@ -269,6 +273,104 @@ def _optimizers_using(ctx: Context, scope: Scope, scheduler: str) -> List[str]:
     return found
 
 
+def _runs_in_loops(ctx: Context, scope_node: cst.CSTNode, program: Optional[str]) -> List[cst.SimpleStatementLine]:
+    """Statements `exe.run(program, ...)` (or `x = exe.run(...)`) inside loops of one scope; `program`
+    None is the default main program (`exe.run()` without one, or with `default_main_program()`)."""
+    found: List[cst.SimpleStatementLine] = []
+    loops = [0]
+
+    def runs(call: cst.Call) -> bool:
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "run"):
+            return False
+        given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "program"),
+                     call.args[0].value if call.args and call.args[0].keyword is None else None)
+        if program is None:
+            return given is None or (isinstance(given, cst.Call) and (dotted(given.func) or "").endswith(
+                "default_main_program"))
+        return isinstance(given, cst.Name) and given.value == program
+
+    class Finder(StatementVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is scope_node
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return node is scope_node
+
+        def visit_For(self, node: cst.For) -> None:
+            loops[0] += 1
+
+        def leave_For(self, node: cst.For) -> None:
+            loops[0] -= 1
+
+        def visit_While(self, node: cst.While) -> None:
+            loops[0] += 1
+
+        def leave_While(self, node: cst.While) -> None:
+            loops[0] -= 1
+
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            small = node.body[0] if len(node.body) == 1 else None
+            value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+            if loops[0] and isinstance(value, cst.Call) and runs(value):
+                found.append(node)
+
+    scope_node.visit(Finder())
+    return found
+
+
+def _guarded_program(ctx: Context) -> Optional[str]:
+    """The program of the innermost `with program_guard(P, ...)` around the statement being upgraded."""
+    for statement in reversed(ctx.statements):
+        if isinstance(statement, cst.With) and len(statement.items) == 1 and isinstance(statement.items[0].item, cst.Call):
+            call = statement.items[0].item
+            if (dotted(call.func) or "").endswith("program_guard") and call.args \
+                    and isinstance(call.args[0].value, cst.Name):
+                return call.args[0].value.value
+    return None
+
+
+def _fetched_rate(ctx: Context, runs: List[cst.SimpleStatementLine], scheduler: str, program: str) -> None:
+    """`fetch_list=[lr]` / `[lr.name]` of those runs: the program's learning-rate variable in 2.x."""
+    for statement in runs:
+        call = statement.body[0].value  # type: ignore[attr-defined]
+        fetch = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "fetch_list"), None)
+        if not isinstance(fetch, (cst.List, cst.Tuple)):
+            continue
+        for element in fetch.elements:
+            value = element.value
+            named = isinstance(value, cst.Attribute) and value.attr.value == "name"
+            fetched = value.value if isinstance(value, cst.Attribute) and named else value
+            if isinstance(fetched, cst.Name) and fetched.value == scheduler:
+                text = f"{program}.lr_var" + (".name" if named else "")
+                ctx.replace(value, lambda updated, text=text: ctx.expr(text))
+
+
+def _step_after_runs(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExpression:
+    """A static schedule bound to a name: stepped after each run of its program in a loop."""
+    scheduler = _assigned_name(ctx, site)
+    if scheduler is None:
+        return _todo_step(ctx, site, new, None)
+    program = _guarded_program(ctx)
+    ctx.require_parsed(site.scope.node, into_definitions=False, words=("run",))
+    runs = _runs_in_loops(ctx, site.scope.node, program)
+    if not runs:
+        return _todo_step(ctx, site, new, scheduler)
+    for run in runs:
+        ctx.insert_around(run, after=[ctx.statement(f"{scheduler}.step()\n")])
+    if program is not None:
+        _fetched_rate(ctx, runs, scheduler, program)
+        zero_d.produced(ctx, site)
+    return emit.converted(site, new)
+
+
+def _todo_step(ctx: Context, site: Site, new: cst.Call, scheduler: Optional[str]) -> cst.BaseExpression:
+    name = scheduler or "the scheduler"
+    why = f"1.8 advanced this learning-rate schedule on every optimizer step; call {name}.step() after each one"
+    ctx.todo(why, new)
+    site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: converted; {why}", False)
+    return emit.converted(site, new)
+
+
 def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExpression:
     scope_node = site.scope.node
     statement = ctx.statements[-1] if ctx.statements else None
@@ -294,12 +396,7 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
                                                            value=new)])]
         result = cst.Name(scheduler)
     if scheduler is None or not steps:
-        name = scheduler or "the scheduler"
-        why = (f"1.8 advanced this learning-rate schedule on every optimizer step; call {name}.step() after "
-               f"each one")
-        ctx.todo(why, new)
-        site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: converted; {why}", False)
-        return emit.converted(site, new)
+        return _todo_step(ctx, site, new, scheduler)
     if before:
         ctx.insert_around(statement, before=before)  # type: ignore[arg-type]
     for minimize in steps:
@@ -314,4 +411,7 @@ def lr_decay_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpres
 
 @register("lr_decay_static")
 def lr_decay_static(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    return _step_after_minimize(ctx, site, _scheduler(ctx, site, node, dygraph=False))
+    new = _scheduler(ctx, site, node, dygraph=False)
+    if ctx.static_file() and not ctx.in_dygraph_guard(site.node):
+        return _step_after_runs(ctx, site, new)
+    return _step_after_minimize(ctx, site, new)
