@@ -8,20 +8,11 @@ as git does; a lone CR stays inside its line.
 """
 from __future__ import annotations
 
-import difflib
 from typing import Iterator, List
 
+from upgrade_tool.line_diff import Change, changes, split_lines
+
 NO_NEWLINE = "\\ No newline at end of file\n"
-
-
-def _lines(text: str) -> List[str]:
-    """Lines as git and patch see them: split after each "\n" only (a lone CR stays in its line)."""
-    out = text.split("\n")
-    last = out.pop()
-    lines = [line + "\n" for line in out]
-    if last:
-        lines.append(last)
-    return lines
 
 
 def header(path: str) -> str:
@@ -31,25 +22,37 @@ def header(path: str) -> str:
 
 
 def unified(old: str, new: str, path: str, context: int = 3) -> str:
-    """The diff from `old` to `new` for `path` ('' when they are equal)."""
+    """The diff from `old` to `new` for `path` ('' when they are equal): the fewest changed lines,
+    hunks as `git diff` groups them (changes up to 2 * context lines apart share a hunk)."""
     if old == new:
         return ""
     out: List[str] = [header(path)]
-    a, b = _lines(old), _lines(new)
-    # difflib's "popular line" heuristic (autojunk) keeps this linear on files with many identical
-    # lines (a 10 MB data literal); the diff may be a little less minimal, never wrong.
-    for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(context):
-        first, last = group[0], group[-1]
-        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out.extend(_mark(" ", a[i1:i2]))
-                continue
-            if tag in ("replace", "delete"):
-                out.extend(_mark("-", a[i1:i2]))
-            if tag in ("replace", "insert"):
-                out.extend(_mark("+", b[j1:j2]))
+    a, b = split_lines(old), split_lines(new)
+    for hunk in _hunks(changes(a, b), len(a), context):
+        (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
+        first_i, first_j = max(i1 - context, 0), max(j1 - context, 0)
+        last_i = min(i2 + context, len(a))
+        out.append(f"@@ -{_range(first_i, last_i)} +{_range(first_j, last_i - i2 + j2)} @@\n")
+        at = first_i
+        for c1, c2, d1, d2 in hunk:
+            out.extend(_mark(" ", a[at:c1]))
+            out.extend(_mark("-", a[c1:c2]))
+            out.extend(_mark("+", b[d1:d2]))
+            at = c2
+        out.extend(_mark(" ", a[at:last_i]))
     return "".join(out)
+
+
+def _hunks(regions: List[Change], length: int, context: int) -> Iterator[List[Change]]:
+    """Changed regions grouped into hunks: two regions share one when their context lines would meet."""
+    hunk: List[Change] = []
+    for region in regions:
+        if hunk and region[0] - hunk[-1][1] > 2 * context:
+            yield hunk
+            hunk = []
+        hunk.append(region)
+    if hunk:
+        yield hunk
 
 
 def _range(start: int, stop: int) -> str:
@@ -71,7 +74,7 @@ def colored(diff_text: str):
     from rich.text import Text
 
     text = Text()
-    for line in _lines(diff_text):
+    for line in split_lines(diff_text):
         shown = line.rstrip("\r\n") + "\n"
         if line.startswith(("+++", "---")):
             text.append(shown, style="bold")

@@ -7,7 +7,6 @@ and the property tests can call it directly.
 from __future__ import annotations
 
 import ast
-import difflib
 import warnings
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
@@ -15,7 +14,7 @@ from typing import List, Optional, Sequence, Tuple
 import refactors
 from refactors import findings as F
 from refactors.findings import Finding
-from upgrade_tool import python2
+from upgrade_tool import kept_lines, python2
 
 INDENTATION = "indentation"  # finding code: tab indentation was expanded on the lines we changed
 
@@ -115,22 +114,6 @@ def expand_tab_indents(text: str) -> Tuple[str, int]:
     return "".join(out), first
 
 
-def restore_unchanged_lines(original: str, normalised: str, upgraded: str) -> str:
-    """Give back the original bytes of every line the upgrade did not touch.
-
-    `normalised` is `original` with expanded indentation (same lines, one to one); lines of
-    `upgraded` that match it unchanged are swapped for the original lines.
-    """
-    orig = original.splitlines(keepends=True)
-    norm = normalised.splitlines(keepends=True)
-    new = upgraded.splitlines(keepends=True)
-    matcher = difflib.SequenceMatcher(None, norm, new)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            new[j1:j2] = orig[i1:i2]
-    return "".join(new)
-
-
 def handling_refactors(site, enabled: Sequence[str]) -> Tuple[str, ...]:
     """The pipeline steps that act on a site, in pipeline order (for --print-match)."""
     entry = site.entry
@@ -202,9 +185,8 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None, shim: bool = 
                               f"line {tab_line})", tab_line) from None
 
     enabled = tuple(names) if names else refactors.NAMES
-    new_body = body if result.unchanged else result.code
-    if tab_line:
-        new_body = restore_unchanged_lines(original_body, body, new_body)
+    new_body = original_body if result.unchanged else kept_lines.restore(original_body, result.code,
+                                                                        body if tab_line else None)
     new = new_body + tail
     lines = work.splitlines()
     outcome = TextOutcome(text, list(result.findings), [_site_info(s, lines, enabled) for s in result.sites])
