@@ -16,7 +16,8 @@ DATA_DIR = Path(__file__).with_name("data")
 
 _ENTRY_FIELDS = {
     "kind", "alias", "args_list", "update_to", "since", "no_equivalent", "args_change", "transformer",
-    "with_guard", "guard_exit", "static_graph", "warning", "args_warning", "notes", "semantics", "returns",
+    "with_guard", "guard_exit", "static_graph", "warning", "warning_when", "args_warning", "notes", "semantics",
+    "returns",
 }
 _CLASS_FIELDS = {"update_to", "instances", "made_by", "methods", "attributes"}
 _CHANGE_FIELDS = {"op", "arg", "to", "value", "alters_result", "reason"}
@@ -115,6 +116,11 @@ def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collecti
     if changes and params is None:
         raise _fail(where, "args_change needs args_list")
     args_warning = raw.get("args_warning", {})
+    warning_when = raw.get("warning_when", {})
+    if not isinstance(warning_when, dict) or not all(isinstance(k, str) for k in warning_when):
+        raise _fail(where, f"warning_when must map check names to their arguments, got {warning_when!r}")
+    if warning_when and not raw.get("warning"):
+        raise _fail(where, "warning_when without a warning")
     return ApiEntry(
         name=name,
         kind=kind,
@@ -129,6 +135,7 @@ def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collecti
         guard_exit=raw.get("guard_exit"),
         static_graph=bool(raw.get("static_graph", False)),
         warning=raw.get("warning"),
+        warning_when=dict(warning_when),
         args_warning=dict(args_warning),
         notes=tuple(raw.get("notes", ())),
         semantics=tuple(raw.get("semantics", ())),

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 
 class TableError(ValueError):
@@ -86,6 +86,9 @@ class ApiEntry:
     static_graph: bool = False  # using it means the file builds a static graph
     returns: Optional[str] = None  # a function returning an object whose methods the table knows (a class's name)
     warning: Optional[str] = None
+    # Checks (named, with their argument) that tell from a use site whether `warning` is about it; the
+    # upgrader registers them (refactors.warning_evidence). Empty: the warning holds at every use.
+    warning_when: Mapping[str, Any] = field(default_factory=dict)
     args_warning: Mapping[str, str] = field(default_factory=dict)
     notes: Tuple[str, ...] = ()
     semantics: Tuple[int, ...] = ()

@@ -6,7 +6,7 @@ safely, because the later call is not seen: it is left, marked TODO and reported
 
 A guard used bare as a decorator (`@fluid.dygraph.no_grad`) becomes a call of its 2.x guard
 (`@paddle.no_grad()`): 1.8's guard functions decorate either way, 2.x guard classes only when
-instantiated. The entry's `warning`, if any, is reported with every conversion.
+instantiated. The entry's `warning`, if any, is reported with each conversion it is about.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import libcst as cst
 from refactors import findings as F
 from refactors import methods
 from refactors.engine import Context, Site
+from refactors.warning_evidence import report_warning
 
 NAME = "api_rename"
 
@@ -33,8 +34,7 @@ def _target(ctx: Context, site: Site, node: cst.BaseExpression):
 
 def _converted(ctx: Context, site: Site) -> None:
     site.converted = True
-    if site.entry is not None and site.entry.warning:
-        ctx.report(site, "api-warning", "warning", f"{site.entry.name}: {site.entry.warning}", True)
+    report_warning(ctx, site)
     if site.entry is not None and site.entry.update_to is not None:
         ctx.report_newer(site, site.entry.update_to + site.suffix)
 

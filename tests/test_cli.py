@@ -108,6 +108,7 @@ def test_check_exits_0_when_nothing_would_change(project):
     (["-i", ".", "-r", "not_a_refactor"], "not_a_refactor"),
     (["-i", ".", "-p", "-1"], "-1"),
     (["-i", ".", "--log-level", "LOUD"], "LOUD"),
+    (["-i", ".", "-q", "-v"], "contradict"),
     (["--restore", ".", "-i", "."], "--restore takes only"),
 ])
 def test_usage_errors_exit_2(args, message):
@@ -314,9 +315,6 @@ def test_log_filepath(project, sandbox):
     assert LOG_LINE.match((sandbox / "logs" / "up.log").read_text().splitlines()[0])
 
 
-def test_console_shows_warnings_with_file_and_line(project):
-    result = run("-i", project)
-    assert re.search(r"proj/\w+\.py:\d+ WARNING ", result.stderr)
 
 
 # -- discovery flags -------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ class Session:
     """One run of the command: the consoles, the options, and what has been done so far."""
 
     def __init__(self, *, write: bool, confirm: bool, check: bool, outpath: Optional[str], print_match: bool,
-                 log_level: str, color: Optional[bool]) -> None:
+                 log_level: str, color: Optional[bool], verbosity: int = report.NORMAL) -> None:
         from rich.console import Console
 
         self.err = Console(stderr=True, highlight=False, force_terminal=color,
@@ -60,9 +60,9 @@ class Session:
         self.check = check
         self.outpath = outpath
         self.print_match = print_match
-        self.log_level = log_level
-        # the console shows warnings and errors; --log-level DEBUG adds the info findings
-        self.console_level = "INFO" if log_level == "DEBUG" else ("ERROR" if log_level == "ERROR" else "WARNING")
+        self.log_level = log_level  # the log file's; the console's is `verbosity`
+        self.verbosity = verbosity
+        self.api_warnings = report.ApiWarnings()  # counted for the closing lines, unless -v shows each
         self.written = 0
         self.declined = 0
         self.write_all = False
@@ -135,7 +135,9 @@ def _handle(session: Session, result: runner.FileResult, run: Optional[backup.Ba
             guard: SignalGuard) -> None:
     if session.print_match and result.sites:
         report.print_matches(session.err, result)
-    report.print_findings(session.err, result.findings, session.console_level)
+    report.print_findings(session.err, result.findings, session.verbosity)
+    if session.verbosity == report.NORMAL:
+        session.api_warnings.add(result.findings)
     shown = len(result.findings)
     if result.status == runner.CHANGED:
         if session.write and run is not None:
@@ -158,7 +160,7 @@ def _handle(session: Session, result: runner.FileResult, run: Optional[backup.Ba
             session.show_diff(result)
     if session.outpath is not None:
         _copy_out(session, result)
-    report.print_findings(session.err, result.findings[shown:], session.console_level)  # write failures
+    report.print_findings(session.err, result.findings[shown:], session.verbosity)  # write failures
 
 
 def _inputs_or_fail(inputs: Sequence[str]) -> List[str]:
@@ -216,9 +218,12 @@ def _progress(session: Session, total: int):
 @click.option("--no-confirm", is_flag=True, help="With --write: do not ask before each file.")
 @click.option("-p", "--parallel", type=click.IntRange(min=0), default=None, metavar="N",
               help="Upgrade with N worker processes (0: one per CPU). Output is the same for any N.")
+@click.option("-q", "--quiet", is_flag=True, help="Show only errors on stderr (no warnings, no summary).")
+@click.option("-v", "--verbose", count=True,
+              help="-v: each warning with its file:line instead of one line per API; -vv: every finding.")
 @click.option("--log-level", type=click.Choice(report.LEVELS, case_sensitive=False), default="INFO",
-              show_default=True, help="Lowest level written to the log file; DEBUG also shows info "
-                                      "findings, timings and tracebacks.")
+              show_default=True, help="Lowest level written to the log file (not the console); DEBUG adds "
+                                      "per-file timings and tracebacks of internal errors.")
 @click.option("--no-log-file", is_flag=True, help="Do not write the log file.")
 @click.option("--log-filepath", type=click.Path(dir_okay=False), default="report.log", show_default=True,
               help="Where to write the log file (one `file:line LEVEL message` line per finding).")
@@ -251,7 +256,7 @@ def _progress(session: Session, total: int):
 @click.option("--color/--no-color", default=None, help="Force colors on or off (default: on a terminal).")
 @click.version_option(__version__, "--version", prog_name="paddle-upgrade")
 def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_dir: Optional[str], no_confirm: bool,
-         parallel: Optional[int], log_level: str, no_log_file: bool, log_filepath: str,
+         parallel: Optional[int], quiet: bool, verbose: int, log_level: str, no_log_file: bool, log_filepath: str,
          refactor_names: Tuple[str, ...], print_match: bool, check: bool, outpath: Optional[str],
          report_json: Optional[str], restore_dir: Optional[str], exclude: Tuple[str, ...],
          max_file_size: float, cache_dir: Optional[str], mode: str, color: Optional[bool], no_shim: bool) -> None:
@@ -266,8 +271,11 @@ def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_di
       paddle-upgrade -i project/ --check          # exit 1 if anything would change or is left
     """
     log_level = log_level.upper()
+    if quiet and verbose:
+        raise click.UsageError("-q/--quiet and -v/--verbose contradict each other")
+    verbosity = report.QUIET if quiet else min(verbose, report.DEBUG)
     session = Session(write=write, confirm=not no_confirm, check=check, outpath=outpath,
-                      print_match=print_match, log_level=log_level, color=color)
+                      print_match=print_match, log_level=log_level, color=color, verbosity=verbosity)
     inputs = list(inpath) + list(paths)
     if restore_dir is not None:
         if inputs or write or check or outpath:
@@ -376,8 +384,15 @@ def _keep(tally: report.Tally, json_out: Optional[report.JsonReport], result: ru
 def _epilogue(session: Session, summary: report.Summary, run: Optional[backup.BackupRun],
               interrupted: Optional[Interrupted], total: int, seconds: float, log) -> None:
     err = session.err
+    if interrupted is not None:
+        err.print(f"[bold red]interrupted ({interrupted}) after {summary.scanned} of {total} files[/]; "
+                  "every file is either original or fully upgraded")
+    if session.verbosity == report.QUIET:
+        return
     if total == 0:
         err.print("[yellow]no Python files or notebooks found in the given paths[/]")
+    if session.api_warnings:
+        session.api_warnings.print(err, log.path if log is not None else None)
     err.print(report.summary_table(summary))
     if summary.top_left:
         err.print(report.left_table(summary))
@@ -386,15 +401,12 @@ def _epilogue(session: Session, summary: report.Summary, run: Optional[backup.Ba
                   f"(undo with: paddle-upgrade --restore {escape(run.path)})")
     if log is not None:
         err.print(f"log: {escape(log.path)}")
-    if interrupted is not None:
-        err.print(f"[bold red]interrupted ({interrupted}) after {summary.scanned} of {total} files[/]; "
-                  "every file is either original or fully upgraded")
-    elif session.check:
+    if interrupted is None and session.check:
         left = f"; {summary.legacy_files} file(s) still use legacy APIs (marked TODO)" if summary.legacy_files else ""
         err.print((f"{summary.changed} file(s) would be changed" if summary.changed else "nothing to change") + left)
-    elif not session.write and session.outpath is None and summary.changed:
-        err.print("[bold]preview only: no file was written.[/] Add --write to upgrade in place "
-                  "(each file is backed up first).")
-    elif session.outpath is not None:
+    elif interrupted is None and not session.write and session.outpath is None and summary.changed:
+        err.print("[bold]preview only: no upgraded file was written.[/] Add --write to upgrade in place "
+                  "(each file is backed up first), or --outpath DIR to write the upgraded tree elsewhere.")
+    elif interrupted is None and session.outpath is not None:
         err.print(f"upgraded tree written to {escape(session.outpath)}")
-    err.print(f"[dim]{seconds:.1f}s[/]")
+    err.print(f"[dim]done in {seconds:.1f}s[/]")

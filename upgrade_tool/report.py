@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import IO, Any, Dict, List, Optional, Sequence
+from typing import IO, Any, Dict, List, Optional, Sequence, Tuple
 
 from refactors.findings import Finding
 from upgrade_tool import __version__
@@ -198,22 +198,78 @@ class JsonReport:
 
 # -- console -------------------------------------------------------------------------------------
 
+QUIET, NORMAL, VERBOSE, DEBUG = -1, 0, 1, 2  # console verbosity: -q, default, -v, -vv
 _STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
 
 
-def print_findings(console, findings: Sequence[Finding], level: str) -> None:
+def on_console(finding: Finding, verbosity: int) -> bool:
+    """Whether the console shows a finding as it comes: errors always; warnings about a file always,
+    those about a legacy API use with -v (else counted, see `ApiWarnings`); info findings with -vv."""
+    if finding.severity == "error":
+        return True
+    if finding.severity == "warning":
+        return verbosity >= VERBOSE or (verbosity == NORMAL and not finding.api)
+    return verbosity >= DEBUG
+
+
+def print_findings(console, findings: Sequence[Finding], verbosity: int) -> None:
+    for finding in findings:
+        if on_console(finding, verbosity):
+            _print(console, f"{finding.file}:{finding.line} ", finding.severity, finding.message)
+
+
+def _print(console, where: str, severity: str, message: str) -> None:
     from rich.text import Text
 
-    plain = not console.is_terminal  # the same characters, without rich's rendering (a log or a pipe)
-    for finding in findings:
-        if shown(finding, level):
-            if plain:
-                console.file.write(f"{finding.file}:{finding.line} {finding.severity.upper()} {finding.message}\n")
-                continue
-            line = Text(f"{finding.file}:{finding.line} ", style="bold")
-            line.append(finding.severity.upper(), style=_STYLE.get(finding.severity, ""))
-            line.append(" " + finding.message)
-            console.print(line, soft_wrap=True, highlight=False)
+    if not console.is_terminal:  # the same characters, without rich's rendering (a log or a pipe)
+        console.file.write(f"{where}{severity.upper()} {message}\n")
+        return
+    line = Text(where, style="bold")
+    line.append(severity.upper(), style=_STYLE.get(severity, ""))
+    line.append(" " + message)
+    console.print(line, soft_wrap=True, highlight=False)
+
+
+class ApiWarnings:
+    """Warnings about legacy API uses, counted per API and finding code: the console closes a run with
+    one line for each (each use, with its file and line, is in the log and the JSON report)."""
+
+    def __init__(self) -> None:
+        self._messages: Dict[Tuple[str, str], Counter] = {}
+
+    def add(self, findings: Sequence[Finding]) -> None:
+        for finding in findings:
+            if finding.severity == "warning" and finding.api:
+                self._messages.setdefault((finding.api, finding.code), Counter())[finding.message] += 1
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def lines(self) -> List[str]:
+        """`155 uses of <api> (<code>): <the most common message>`, most frequent first."""
+        ranked = sorted(self._messages.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+        out = []
+        for (api, code), messages in ranked:
+            uses = sum(messages.values())
+            message = _without_name(messages.most_common(1)[0][0], api)
+            others = len(messages) - 1
+            more = f" (+{others} other message{'s' if others > 1 else ''})" if others else ""
+            out.append(f"{uses} use{'s' if uses > 1 else ''} of {api} ({code}): {message}{more}")
+        return out
+
+    def print(self, console, log_path: Optional[str]) -> None:
+        where = f"each use is in {log_path}" if log_path else "-v lists each use"
+        console.print(f"warnings about legacy API uses, one line per API ({where}):", highlight=False)
+        for line in self.lines():
+            _print(console, "", "warning", line)
+
+
+def _without_name(message: str, api: str) -> str:
+    """A message without the API name it often starts with (the line names the API already)."""
+    for prefix in (api + ": ", api + " "):
+        if message.startswith(prefix):
+            return message[len(prefix):]
+    return message
 
 
 def print_matches(console, result: FileResult) -> None:
@@ -257,19 +313,14 @@ def summary_table(summary: Summary):
 
 
 def left_table(summary: Summary):
+    """The APIs most often left as written, with their outcome (the reasons are in the warning lines)."""
     from rich.table import Table
     from rich.text import Text
 
     table = Table(title="top legacy APIs left", title_justify="left")
     table.add_column("API")
     table.add_column("uses", justify="right")
-    table.add_column("reason")
+    table.add_column("outcome")
     for left in summary.top_left:
-        reason = left.reason
-        for prefix in (left.name + ": ", left.name + " "):  # the message often starts with the name
-            if reason.startswith(prefix):
-                reason = reason[len(prefix):]
-                break
-        table.add_row(Text(left.name), str(left.count), Text(f"{left.code}: {reason}"))  # no markup
+        table.add_row(Text(left.name), str(left.count), left.code)  # Text: no markup in names
     return table
-

@@ -14,6 +14,7 @@ from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.scopes import Scope, dotted
 from refactors.target_signatures import target_params
+from refactors.warning_evidence import report_warning
 
 
 _UNSET = object()
@@ -37,7 +38,7 @@ def call(ctx: Context, site: Site, qualname: str, *args: cst.BaseExpression,
 def finish(ctx: Context, site: Site, node: cst.Call, target: Optional[str] = None) -> cst.Call:
     """The call in its final 2.x form: the entry's `args_change` applied and the callee renamed.
 
-    Reports the entry's `warning`, and that its target needs a newer Paddle when the entry says
+    Reports the entry's `warning` (where the use shows it applies), and that its target needs a newer Paddle when the entry says
     `since`, since the rename step will not see this call again.
     """
     from refactors.refactor_kwargs import apply_changes  # import here: that module imports this package
@@ -49,8 +50,7 @@ def finish(ctx: Context, site: Site, node: cst.Call, target: Optional[str] = Non
         raise NeedsReview(f"{entry.name} has no 2.x target in the table")
     node = positional_again(ctx, site, apply_changes(ctx, entry, node), qualname)
     func = name(ctx, site, qualname)
-    if entry.warning:
-        ctx.report(site, "api-warning", "warning", f"{entry.name}: {entry.warning}", True)
+    report_warning(ctx, site)
     ctx.report_newer(site, qualname)
     return node.with_changes(func=func)
 
