@@ -47,6 +47,8 @@ SILENT = [
     pytest.param("y = fluid.layers.resize_nearest(x, scale=2.0, align_corners=False)\n",
                  "paddle.fluid.layers.resize_nearest", id="resize-as-2x-already"),
     pytest.param("t = fluid.LoDTensor()\nt.set(a, fluid.CPUPlace())\n", "paddle.fluid.LoDTensor", id="lod-never-set"),
+    pytest.param("i = fluid.initializer.TruncatedNormal(loc=0.0, scale=1.0)\n", "paddle.fluid.initializer.TruncatedNormal",
+                 id="truncated-at-the-same-bounds"),
 ]
 REPORTED = [
     pytest.param("h = fluid.layers.fc(x, 4)\ny = to_variable(h)\n", TO_VARIABLE, id="name-bound-to-a-layer-output"),
@@ -69,6 +71,8 @@ REPORTED = [
     pytest.param("t = fluid.LoDTensor()\nt.set_recursive_sequence_lengths([[2, 3]])\n", "paddle.fluid.LoDTensor",
                  id="lod-set"),
     pytest.param("m = fluid.metrics.Auc('ROC')\nprint(m.eval())\n", "paddle.fluid.metrics.Auc", id="metric-eval"),
+    pytest.param("i = fluid.initializer.TruncatedNormal(scale=0.02)\n", "paddle.fluid.initializer.TruncatedNormal",
+                 id="truncated-at-other-bounds"),
 ]
 
 
