@@ -1,7 +1,7 @@
 """Signature indexes of real Paddle releases: which names exist, and what they accept.
 
 One gzip'd JSON file per release, `api_mapping/signatures/paddle-<version>.json.gz`, derived from the
-release's wheel by `python -m api_mapping.build` (static reading of the sources; Paddle is never
+release's wheel by `python -m tools.signature_index` (static reading of the sources; Paddle is never
 imported). The tests use them to prove that every name and keyword the upgrader emits exists in the
 target Paddle, and that the table's 1.8 parameter lists match 1.8.5.
 
@@ -247,7 +247,7 @@ def load_index(version: str) -> SignatureIndex:
     if not path.is_file():
         raise FileNotFoundError(
             f"no signature index for Paddle {version} (have {', '.join(available_versions()) or 'none'}); "
-            "build it with `python -m api_mapping.build`"
+            "build it with `python -m tools.signature_index`"
         )
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         raw: Dict = json.load(fh)

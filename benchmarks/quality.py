@@ -6,7 +6,7 @@ Counted over the files that use paddle (an import of paddle or a module under it
 - parses: the output parses with `ast` (files the tool failed on are not counted here);
 - idempotent: a second run of the same tool on its output changes nothing (a file the second run
   fails on counts as not idempotent);
-- conversion: `paddle.fluid` use sites (`api_mapping.usage.count_source`) in the input, and how many
+- conversion: `paddle.fluid` use sites (`tools.count_uses.count_source`) in the input, and how many
   are left in the output; a failed file or an output that does not parse converts nothing;
 - missing names: `paddle.*` references in the output, resolved through its imports, that Paddle 3.3.1
   does not have. Only names the tool emitted count: the output's references minus the input's (as
@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from api_mapping import usage
+from tools import count_uses
 from api_mapping.signatures import SignatureIndex, load_index
 from benchmarks.corpus import decode_source, parse, python_files, uses_paddle
 from benchmarks.dropped_args import dropped_arguments
@@ -61,8 +61,8 @@ class CallRef:
     col: int
 
 
-class _PaddleRefs(usage._Counter):
-    """usage.py's scope-aware resolver, counting every `paddle.*` chain (not only `paddle.fluid`),
+class _PaddleRefs(count_uses._Counter):
+    """count_uses.py's scope-aware resolver, counting every `paddle.*` chain (not only `paddle.fluid`),
     the modules and names imports bind, and the calls whose callee is a paddle name."""
 
     def __init__(self, star) -> None:
@@ -70,7 +70,7 @@ class _PaddleRefs(usage._Counter):
         self.calls: List[CallRef] = []
 
     def _qualify(self, node: ast.AST) -> Optional[str]:
-        parts = usage._chain(node)
+        parts = count_uses._chain(node)
         if parts is None:
             return None
         qual = self._resolve(parts[0])
@@ -86,13 +86,13 @@ class _PaddleRefs(usage._Counter):
     def visit_Import(self, node: ast.Import) -> None:
         super().visit_Import(node)
         for alias in node.names:
-            if alias.name.split(".")[0] == usage.ROOT:
+            if alias.name.split(".")[0] == count_uses.ROOT:
                 self.counts[alias.name] += 1
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         super().visit_ImportFrom(node)
         module = node.module or ""
-        if node.level == 0 and module.split(".")[0] == usage.ROOT:
+        if node.level == 0 and module.split(".")[0] == count_uses.ROOT:
             for alias in node.names:
                 self.counts[module if alias.name == "*" else f"{module}.{alias.name}"] += 1
 
@@ -208,7 +208,7 @@ def file_quality(path: str, old_text: str, new_text: Optional[str], failed: bool
         old_tree: Optional[ast.Module] = parse(old_text)
     except SyntaxError:
         old_tree = None
-    old_sites = sum(usage.count_source(old_text, star_members).values()) if old_tree is not None else None
+    old_sites = sum(count_uses.count_source(old_text, star_members).values()) if old_tree is not None else None
     q.sites_in = old_sites
     if q.failed or new_text is None:
         q.sites_out = old_sites
@@ -223,7 +223,7 @@ def file_quality(path: str, old_text: str, new_text: Optional[str], failed: bool
         return q
     if judge_idempotence:
         q.idempotent = not again_failed and again_text == new_text
-    q.sites_out = sum(usage.count_source(new_text, star_members).values()) if old_sites is not None else None
+    q.sites_out = sum(count_uses.count_source(new_text, star_members).values()) if old_sites is not None else None
     if not q.changed:
         return q
     new_refs, new_calls = paddle_refs(new_tree)

@@ -5,7 +5,7 @@ import json
 from collections import Counter
 
 from api_mapping import load_table
-from api_mapping.coverage import (DEFAULT_CSV, DEFAULT_USAGE, SITE_SHARE_TARGET, TargetChecker, check_rows,
+from tools.coverage import (DEFAULT_CSV, DEFAULT_USAGE, SITE_SHARE_TARGET, TargetChecker, check_rows,
                                   check_usage, exported_by_1_8_5, read_csv)
 
 

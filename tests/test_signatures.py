@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from api_mapping import build
+from tools import signature_index
+from tools.signature_index import wheels
 from api_mapping.signatures import SignatureIndex, available_versions, load_index
 
 
@@ -35,7 +36,7 @@ def v331() -> SignatureIndex:
 def test_committed_versions():
     assert available_versions() == ["1.8.5", "2.0.2", "3.3.1"]
     for version in available_versions():
-        path = build.index_path(version)
+        path = signature_index.index_path(version)
         assert path.stat().st_size < 3_000_000
         assert load_index(version).version == version
 
@@ -233,8 +234,8 @@ needs_unparse = pytest.mark.skipif(sys.version_info < (3, 9), reason="the builde
 @needs_unparse
 def test_builder_is_deterministic(tmp_path):
     wheel = _synthetic_wheel(tmp_path / "paddlepaddle-0.0.1-py3-none-any.whl")
-    first = build.index_bytes(build.build_index(wheel, "0.0.1")[0])
-    second = build.index_bytes(build.build_index(wheel, "0.0.1")[0])
+    first = signature_index.index_bytes(signature_index.build_index(wheel, "0.0.1")[0])
+    second = signature_index.index_bytes(signature_index.build_index(wheel, "0.0.1")[0])
     assert first == second
     assert first[4:8] == b"\0\0\0\0"  # gzip mtime field
 
@@ -242,8 +243,8 @@ def test_builder_is_deterministic(tmp_path):
 @needs_unparse
 def test_builder_reads_synthetic_wheel(tmp_path):
     wheel = _synthetic_wheel(tmp_path / "paddlepaddle-0.0.1-py3-none-any.whl")
-    raw, issues = build.build_index(wheel, "0.0.1")
-    assert raw == json.loads(gzip.decompress(build.index_bytes(raw)))
+    raw, issues = signature_index.build_index(wheel, "0.0.1")
+    assert raw == json.loads(gzip.decompress(signature_index.index_bytes(raw)))
     index = SignatureIndex.from_json(raw)
 
     assert index.resolve("paddle.fluid.layers.fc") == "paddle.fluid.layers.nn.fc"
@@ -287,15 +288,15 @@ def test_obtain_wheel_uses_the_wheel_dir_then_pip(tmp_path, monkeypatch):
         dest = Path(cmd[cmd.index("--dest") + 1])
         (dest / "paddlepaddle_gpu-2.0.2-cp38-cp38-manylinux1_x86_64.whl").write_bytes(b"")
 
-    monkeypatch.setattr(build.subprocess, "run", fake_run)
-    got = build.obtain_wheel(build.WHEELS["2.0.2"], tmp_path)
+    monkeypatch.setattr(wheels.subprocess, "run", fake_run)
+    got = signature_index.obtain_wheel(signature_index.WHEELS["2.0.2"], tmp_path)
     assert got.name == "paddlepaddle_gpu-2.0.2-cp38-cp38-manylinux1_x86_64.whl"
     assert calls[0][-1] == "paddlepaddle-gpu==2.0.2"
     assert calls[0][3:] == [
         "download", "--no-deps", "--dest", str(tmp_path), "--python-version", "3.8",
         "--only-binary=:all:", "--platform", "manylinux1_x86_64", "paddlepaddle-gpu==2.0.2",
     ]
-    assert build.obtain_wheel(build.WHEELS["2.0.2"], tmp_path) == got  # found, pip not run again
+    assert signature_index.obtain_wheel(signature_index.WHEELS["2.0.2"], tmp_path) == got  # found, pip not run again
     assert len(calls) == 1
 
 

@@ -12,7 +12,7 @@ from typing import Dict, List
 
 import pytest
 
-from api_mapping import build_entries
+from tools import entry_fields
 from api_mapping.signatures import load_index
 from refactors import upgrade_code
 
@@ -44,12 +44,12 @@ def layers() -> Dict[str, dict]:
 
 def test_derived_fields_equal_1_8_5_and_targets_accept_the_keywords(layers):
     """kind/alias/args_list are what `build_entries` derives; targets and keywords exist in 2.0.2 and 3.3.1."""
-    legacy = load_index(build_entries.LEGACY)
-    targets = {v: load_index(v) for v in build_entries.TARGETS}
-    deriver = build_entries.Deriver(legacy)
-    stale = [name for name, raw in layers.items() if build_entries.refresh(name, raw, deriver) != raw]
-    assert not stale, f"run `python -m api_mapping.build_entries {LAYERS_JSON.name} --write`: {stale}"
-    found = [f"{n}: {p}" for n, raw in layers.items() for p in build_entries.problems(n, raw, legacy, targets)]
+    legacy = load_index(entry_fields.LEGACY)
+    targets = {v: load_index(v) for v in entry_fields.TARGETS}
+    deriver = entry_fields.Deriver(legacy)
+    stale = [name for name, raw in layers.items() if entry_fields.refresh(name, raw, deriver) != raw]
+    assert not stale, f"run `python -m tools.entry_fields {LAYERS_JSON.name} --write`: {stale}"
+    found = [f"{n}: {p}" for n, raw in layers.items() for p in entry_fields.problems(n, raw, legacy, targets)]
     assert not found, "\n".join(found)
 
 
@@ -75,18 +75,18 @@ def test_every_layers_name_used_twice_in_the_corpus_is_covered(layers):
 
 
 def test_build_entries_derives_aliases_from_the_exports():
-    deriver = build_entries.Deriver(load_index("1.8.5"))
+    deriver = entry_fields.Deriver(load_index("1.8.5"))
     assert deriver.aliases(L + "reshape") == [L + "nn.reshape"]
     assert deriver.aliases(L + "sequence_mask") == [L + "sequence_lod.sequence_mask"]
     assert deriver.aliases(L + "utils.flatten") == []  # rnn.py imports it, but does not export it
     assert deriver.kind(L + "While") == "class"
-    assert build_entries.alias_root(L + "nn.fc") == "paddle.fluid.layers"
+    assert entry_fields.alias_root(L + "nn.fc") == "paddle.fluid.layers"
 
 
 def test_emitted_keywords_follow_renames_drops_and_adds(layers):
     entry = layers[L + "leaky_relu"]
-    assert build_entries.emitted_keywords(entry) == ["x", "negative_slope", "name"]
-    assert "axis" not in build_entries.emitted_keywords(layers[L + "flatten"])
+    assert entry_fields.emitted_keywords(entry) == ["x", "negative_slope", "name"]
+    assert "axis" not in entry_fields.emitted_keywords(layers[L + "flatten"])
 
 
 # -- conversions through the upgrader ---------------------------------------------------------------------------

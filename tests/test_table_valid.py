@@ -335,7 +335,7 @@ def test_defaults_compare_by_value_not_spelling():
     assert normalised([["a", "True"]]) != normalised([["a", "False"]])
 
 
-# -- (e) the SEMANTICS.md traps carry their faithful rewrite ---------------------------------------------------
+# -- (e) the api_mapping/SEMANTICS.md traps carry their faithful rewrite ---------------------------------------
 
 def _has_change(entry: ApiEntry, op: str, arg: str, to: Optional[str] = None, value: Optional[str] = None) -> bool:
     for c in entry.args_change:
@@ -361,7 +361,7 @@ def _no_equivalent_or(check, what):
     return lambda e: e.no_equivalent is not None or check(e), f"no_equivalent or {what}"
 
 
-# (SEMANTICS.md entry, 1.8 name, check, what the check requires)
+# (api_mapping/SEMANTICS.md entry, 1.8 name, check, what the check requires)
 _F = "paddle.fluid."
 _L = "paddle.fluid.layers."
 TRAPS = [
@@ -445,7 +445,7 @@ def test_semantic_traps_carry_their_faithful_rewrite(table):
             changes = [c.op + ":" + c.arg for c in entry.args_change]
             failures.append(f"SEMANTICS {number}: {name} needs {what}; has update_to={entry.update_to!r}, "
                             f"transformer={entry.transformer!r}, args_change={changes}")
-    assert not failures, _report("SEMANTICS.md entries without their faithful rewrite", failures)
+    assert not failures, _report("api_mapping/SEMANTICS.md entries without their faithful rewrite", failures)
 
 
 def test_dropped_result_changing_arguments_give_a_reason(table):
@@ -503,7 +503,7 @@ def test_loader_rejects_a_main_name_in_two_files():
 # -- the generated view ----------------------------------------------------------------------------------------
 
 def test_rendered_table_is_deterministic_and_lists_every_entry(table):
-    from api_mapping.render import render
+    from tools.render_table import render
 
     text = render(table)
     assert text == render(table)

@@ -1,6 +1,6 @@
 """Measure how much of Paddle 1.8 the mapping table covers, and print it.
 
-    python -m api_mapping.coverage [--usage FILE] [--csv FILE] [--check]
+    python -m tools.coverage [--usage FILE] [--csv FILE] [--check]
 
 Two measures, both read from committed files (no network, no Paddle import):
 
@@ -8,7 +8,7 @@ Two measures, both read from committed files (no network, no Paddle import):
   each row is mapped to a 2.x target that exists in both the 2.0.2 and 3.3.1 signature indexes (in
   3.3.1 only when its entry's `since` names a later release), marked "no 2.x equivalent" with a reason, or missing;
 - the use sites of a real 1.8 corpus (`usage/models-release-1.8.json`, written by
-  `python -m api_mapping.usage`): which share of them the table knows.
+  `python -m tools.count_uses`): which share of them the table knows.
 
 A name is covered when it, or a prefix of it, is a main name or an alias of an entry: the use site
 `paddle.fluid.io.DataLoader.from_generator` is covered by an entry `paddle.fluid.io.DataLoader`.
@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+import api_mapping
 from api_mapping.loader import load_table
 from api_mapping.schema import BASELINE, Table, version_tuple
 
-HERE = Path(__file__).parent
-DEFAULT_CSV = HERE / "reference" / "paddle_1.8_to_2.0_api_mapping.csv"
-DEFAULT_USAGE = HERE / "usage" / "models-release-1.8.json"
+TABLE_DIR = Path(api_mapping.__file__).parent  # holds the reference CSV and the usage counts
+DEFAULT_CSV = TABLE_DIR / "reference" / "paddle_1.8_to_2.0_api_mapping.csv"
+DEFAULT_USAGE = TABLE_DIR / "usage" / "models-release-1.8.json"
 TARGET_VERSIONS = ("2.0.2", "3.3.1")
 SITE_SHARE_TARGET = 0.98
 TOP = 20
@@ -208,7 +209,7 @@ def corpus_lines(report: CorpusReport, path: Path) -> List[str]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m api_mapping.coverage",
+    parser = argparse.ArgumentParser(prog="python -m tools.coverage",
                                      description=__doc__.strip().splitlines()[0])
     parser.add_argument("--usage", type=Path, default=DEFAULT_USAGE, help="use-site counts (JSON)")
     parser.add_argument("--csv", type=Path, default=DEFAULT_CSV, help="the 1.8 -> 2.0 correspondence")

@@ -1,6 +1,6 @@
 """Count the `paddle.fluid` API use sites of a corpus, resolving imports, with `ast` only.
 
-    python -m api_mapping.usage --corpus /path/to/models [--out api_mapping/usage/models-release-1.8.json]
+    python -m tools.count_uses --corpus /path/to/models [--out api_mapping/usage/models-release-1.8.json]
 
 A use site is a maximal `a.b.c` chain whose head is bound by a paddle import (`import paddle.fluid as
 fluid`, `from paddle.fluid import layers`, `from paddle.fluid.layers import fc as F`, ...), counted under
@@ -152,7 +152,7 @@ def count_corpus(root: Path, star_members=lambda module: ()) -> Dict[str, object
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m api_mapping.usage", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.count_uses", description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", required=True, type=Path)
     parser.add_argument("--out", type=Path, help="write the counts as JSON here")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Fill in and check the mechanical fields of a table data file from the signature indexes.
 
-    python -m api_mapping.build_entries api_mapping/data/layers.json            # report problems
-    python -m api_mapping.build_entries api_mapping/data/layers.json --write    # also refresh the file
+    python -m tools.entry_fields api_mapping/data/layers.json            # report problems
+    python -m tools.entry_fields api_mapping/data/layers.json --write    # also refresh the file
 
 A person decides each entry's 2.x target and argument changes; the fields that follow from the real
 1.8.5 sources are derived here instead of being typed: `kind`, `args_list` (the 1.8.5 parameters, in
@@ -31,7 +31,8 @@ LEGACY = "1.8.5"
 TARGETS = ("2.0.2", "3.3.1")
 # Canonical field order of an entry, as the loader documents them.
 FIELD_ORDER = ("kind", "alias", "args_list", "update_to", "since", "no_equivalent", "args_change", "transformer",
-               "with_guard", "guard_exit", "static_graph", "warning", "args_warning", "notes", "semantics")
+               "with_guard", "guard_exit", "static_graph", "warning", "warning_when", "args_warning", "notes",
+               "semantics")
 _KINDS = {"function", "class", "constant"}
 
 
@@ -161,7 +162,7 @@ def run(path: Path, write: bool, out=sys.stdout) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m api_mapping.build_entries",
+    parser = argparse.ArgumentParser(prog="python -m tools.entry_fields",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", type=Path, help="table data files (api_mapping/data/*.json)")
     parser.add_argument("--write", action="store_true", help="rewrite the files with the derived fields")
