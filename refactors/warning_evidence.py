@@ -16,9 +16,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
+from refactors import findings as F
 from refactors.engine import Context, Site
-
-API_WARNING = "api-warning"  # finding code: a converted use the table warns about
 
 Check = Callable[[Context, Site, Any], Optional[bool]]
 CHECKS: Dict[str, Check] = {}
@@ -39,7 +38,7 @@ def report_warning(ctx: Context, site: Site) -> None:
     for name, argument in entry.warning_when.items():
         if CHECKS[name](ctx, site, argument) is False:
             return
-    ctx.report(site, API_WARNING, "warning", f"{entry.name}: {entry.warning}", True)
+    ctx.report(site, F.API_WARNING, "warning", f"{entry.name}: {entry.warning}", True)
 
 
 # -- the file as CPython reads it ----------------------------------------------------------------------
@@ -352,7 +351,7 @@ def compared(ctx: Context, site: Site, _: Any) -> Optional[bool]:
     return None
 
 
-# The 1.8 APIs whose result had shape [1] and is 0-D on Paddle >= 2.5 cite this SEMANTICS.md entry; the
+# The 1.8 APIs whose result had shape [1] and is 0-D on Paddle >= 2.5 cite this api_mapping/SEMANTICS.md entry; the
 # upgrade reshapes the results of those whose transformer is this one.
 ZERO_D_ENTRY, KEPT_AT_SHAPE_1 = 8, "full_reduce_shape1"
 

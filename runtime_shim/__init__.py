@@ -11,7 +11,7 @@ the `api_mapping` table plus hand-written adapters for behaviour differences (`r
 selects the legacy static IR and 1.x's static-by-default mode (`runtime_shim.mode`), and makes
 `LegacyApiWarning` visible. It does nothing when the installed Paddle still ships a real `paddle.fluid`.
 
-Two entry points serve upgraded code (coexistence, see DESIGN.md), and change nothing else:
+Two entry points serve upgraded code that still uses legacy APIs, and change nothing else:
 
 - `import runtime_shim.coexist`, the line the upgrader writes into a file that still uses legacy APIs:
   `paddle.fluid` names are served, but the mode (dynamic or static) and the IR stay what the file's

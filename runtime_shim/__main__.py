@@ -19,20 +19,39 @@ Runs a Paddle 1.x (paddle.fluid) program unmodified on this Paddle, with the run
 Environment: PADDLE_SHIM_WARNINGS=once|off|error (default once; error = strict mode).
 """
 
+NO_PADDLE = """python -m runtime_shim: Paddle is not installed here. The shim runs a 1.x program on the
+installed Paddle (2.6 or later, e.g. 3.3.1); the upgrader alone does not need it. Install it with
+    pip install paddlepaddle==3.3.1
+or, from a checkout of paddle-upgrade, with the upgrader: pip install '.[paddle]'
+"""
+
+
+def _install() -> bool:
+    """Install the shim; False (after saying why) when there is no Paddle to install it on."""
+    import runtime_shim
+
+    try:
+        runtime_shim.install()
+    except ModuleNotFoundError as exc:
+        if exc.name != "paddle" and not (exc.name or "").startswith("paddle."):
+            raise
+        sys.stderr.write(NO_PADDLE)
+        return False
+    return True
+
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0 if args else 2
-    import runtime_shim
-
     if args[0] == "-m":
         if len(args) < 2:
             sys.stderr.write(USAGE)
             return 2
         sys.argv = args[1:]
-        runtime_shim.install()
+        if not _install():
+            return 1
         sys.path.insert(0, os.getcwd())
         runpy.run_module(args[1], run_name="__main__", alter_sys=True)
         return 0
@@ -47,7 +66,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     # sys.path[0], already while Paddle is imported by install().
     sys.argv = args
     sys.path[0] = os.path.dirname(os.path.abspath(script))
-    runtime_shim.install()
+    if not _install():
+        return 1
     runpy.run_path(script, run_name="__main__")
     return 0
 

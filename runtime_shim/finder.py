@@ -101,7 +101,7 @@ class LegacyFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         if module.__name__ == ROOT and self.legacy_mode:
-            # 1.x builds static graphs by default (SEMANTICS.md 35).
+            # 1.x builds static graphs by default (api_mapping/SEMANTICS.md 35).
             mode.static_by_default()
 
 

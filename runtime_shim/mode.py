@@ -1,13 +1,13 @@
 """The 1.x execution model on Paddle 3.x: which static IR, static by default, dygraph inside a guard.
 
 Static IR: the shim builds legacy-IR programs (`FLAGS_enable_pir_api=0`), never PIR. 1.8 code relies
-on what only the legacy IR offers in 3.3.1: `Program.clone(for_test=True)` (SEMANTICS.md 24), named
+on what only the legacy IR offers in 3.3.1: `Program.clone(for_test=True)` (api_mapping/SEMANTICS.md 24), named
 variables (`loss.name`, `fetch_list=['loss']`, `global_block().var(name)`), `paddle.static.nn.embedding`
 (38), `fluid.io` persistence of every persistable variable (34), and the 1.8 learning-rate counter op
 (29). The 2.x functions that accept only PIR values in 3.3.1 are served through
 `runtime_shim.static_ops`, which emits their legacy operators instead.
 
-Execution model (SEMANTICS.md 35): static graph as soon as `paddle.fluid` is imported; dynamic inside
+Execution model (api_mapping/SEMANTICS.md 35): static graph as soon as `paddle.fluid` is imported; dynamic inside
 `fluid.dygraph.guard(place)` with fresh unique names, as 1.8's guard did (33); back to static after.
 """
 from __future__ import annotations
@@ -130,7 +130,7 @@ def guard(place: Any = None) -> Iterator[None]:
 
     Paddle 3.3.1's `paddle.base.dygraph.guard` is the 1.8 guard's direct descendant: a new tracer, a
     new pair of programs, `unique_name.guard()` (so a model rebuilt in a new guard gets the same
-    parameter names and its optimizer state resumes, SEMANTICS.md 33) and the place.
+    parameter names and its optimizer state resumes, api_mapping/SEMANTICS.md 33) and the place.
     """
     global _guard_depth
     from paddle.base.dygraph.base import guard as base_guard

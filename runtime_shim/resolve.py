@@ -15,7 +15,7 @@ Order, first match wins:
    so that importing it works and calling it says why it cannot run.
 
 Every served result keeps one 1.8 fact that holds for all APIs: 1.8 had no 0-D tensors, so a 0-D
-result is returned with shape `[1]` (SEMANTICS.md 8).
+result is returned with shape `[1]` (api_mapping/SEMANTICS.md 8).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 In 3.3.1 some 2.x functions (`paddle.matmul`, `paddle.sum`, `F.sigmoid`, `paddle.exp`, ...) call the
 generated PIR op directly in static mode and reject a legacy `Variable` ("must be Value, but got
-Variable", SEMANTICS.md 38). The legacy operators they stand for are still registered, so here each
+Variable", api_mapping/SEMANTICS.md 38). The legacy operators they stand for are still registered, so here each
 such function gets an emitter that appends the legacy op with the same meaning. `compat(fn)` returns
 a callable that behaves as `fn` in dygraph (and PIR) and uses the emitter while a legacy-IR program is
 being built.

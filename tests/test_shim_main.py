@@ -13,9 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def shim(args: List[str], cwd: Path) -> subprocess.CompletedProcess:
+def shim(args: List[str], cwd: Path, path: str = "") -> subprocess.CompletedProcess:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [path, str(ROOT)]))
     env["PADDLE_SHIM_WARNINGS"] = "off"
     env.pop("FLAGS_enable_pir_api", None)
     return subprocess.run([sys.executable, "-m", "runtime_shim"] + args, capture_output=True, text=True,
@@ -28,6 +28,19 @@ def test_usage_without_a_script(tmp_path):
     assert shim(["--help"], tmp_path).returncode == 0
     missing = shim(["nowhere.py"], tmp_path)
     assert missing.returncode == 2 and "can't open file" in missing.stderr
+
+
+def test_without_paddle_it_says_what_to_install_instead_of_a_traceback(tmp_path):
+    """As after `pip install .` alone: importing paddle fails the way Python fails on a missing module."""
+    hidden = tmp_path / "no_paddle" / "paddle"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'paddle'\", name='paddle')\n")
+    (tmp_path / "legacy.py").write_text("import paddle.fluid as fluid\n")
+    for args in (["legacy.py"], ["-m", "legacy"]):
+        result = shim(args, tmp_path, path=str(hidden.parent))
+        assert result.returncode == 1
+        assert "Traceback" not in result.stderr
+        assert "Paddle is not installed" in result.stderr and "pip install paddlepaddle==3.3.1" in result.stderr
 
 
 @pytest.mark.paddle

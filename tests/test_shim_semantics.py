@@ -1,8 +1,8 @@
-"""Each SEMANTICS.md entry the shim serves, checked against a NumPy reading of the 1.8 behaviour.
+"""Each api_mapping/SEMANTICS.md entry the shim serves, checked against a NumPy reading of the 1.8 behaviour.
 
 The shim is installed in this process for the module (and removed after it); every test runs the 1.8
 API through `paddle.fluid` as served by the shim, in dygraph (inside `fluid.dygraph.guard()`) and/or in
-a static legacy-IR program run by `fluid.Executor`. Test names carry the SEMANTICS.md entry number.
+a static legacy-IR program run by `fluid.Executor`. Test names carry the api_mapping/SEMANTICS.md entry number.
 """
 from __future__ import annotations
 
@@ -366,7 +366,7 @@ def test_19_reduce_dim_keep_dim_and_axes_arguments(fluid):
 def test_20_batch_norm_constructor_and_training_statistics(fluid):
     x = np.array([[[[1.0]], [[2.0]]], [[[3.0]], [[6.0]]], [[[5.0]], [[1.0]]]], dtype="float32")  # N=3, C=2
     mean = x.mean(axis=(0, 2, 3))
-    var = x.var(axis=(0, 2, 3))  # biased, as the kernel (SEMANTICS.md 25)
+    var = x.var(axis=(0, 2, 3))  # biased, as the kernel (api_mapping/SEMANTICS.md 25)
     with fluid.dygraph.guard():
         bn = fluid.dygraph.BatchNorm(2, act="relu", is_test=True)  # 1.8 ignores is_test: trains
         out = bn(fluid.dygraph.to_variable(x)).numpy()

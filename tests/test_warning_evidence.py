@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import refactors
-from refactors.warning_evidence import API_WARNING, CHECKS
+from refactors.findings import API_WARNING
+from refactors.warning_evidence import CHECKS
 from upgrade_tool.pipeline import upgrade_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,7 +89,7 @@ def test_warning_where_the_use_needs_it_or_cannot_tell(body: str, api: str) -> N
 
 def test_the_example_project_upgrades_without_warnings() -> None:
     """fixtures/example: to_variable of a NumPy array, and an Executor fetching a loss the upgrade keeps
-    at shape [1] (issue 13 saw both warned about)."""
+    at shape [1]."""
     for name in ("model.py", "train.py"):
         findings = upgrade_text((ROOT / "fixtures" / "example" / name).read_text()).findings
         assert [f for f in findings if f.severity != "info"] == []

@@ -4,10 +4,10 @@
 
 Two measures, both read from committed files (no network, no Paddle import):
 
-- the public 1.8 -> 2.0 correspondence (`reference/paddle_1.8_to_2.0_api_mapping.csv`, 362 rows):
+- the public 1.8 -> 2.0 correspondence (`api_mapping/reference/paddle_1.8_to_2.0_api_mapping.csv`, 362 rows):
   each row is mapped to a 2.x target that exists in both the 2.0.2 and 3.3.1 signature indexes (in
   3.3.1 only when its entry's `since` names a later release), marked "no 2.x equivalent" with a reason, or missing;
-- the use sites of a real 1.8 corpus (`usage/models-release-1.8.json`, written by
+- the use sites of a real 1.8 corpus (`api_mapping/usage/models-release-1.8.json`, written by
   `python -m tools.count_uses`): which share of them the table knows.
 
 A name is covered when it, or a prefix of it, is a main name or an alias of an entry: the use site

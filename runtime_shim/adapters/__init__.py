@@ -31,7 +31,7 @@ class Adapter:
     name: str  # the table's 1.8 main name
     obj: Any  # function or class with the 1.8 signature
     replacement: str  # what the warning names as the 2.x replacement
-    semantics: Tuple[int, ...] = ()  # SEMANTICS.md entries it implements
+    semantics: Tuple[int, ...] = ()  # api_mapping/SEMANTICS.md entries it implements
 
 
 Factory = Callable[..., Any]  # (entry, generic) -> served object

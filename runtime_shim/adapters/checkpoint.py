@@ -1,6 +1,6 @@
 """`fluid.save_dygraph` / `fluid.load_dygraph` with the 1.8 file names, format and return value.
 
-1.8 (`dygraph/checkpoint.py:33`, `:96`; SEMANTICS.md 32): the suffix is chosen from the first value
+1.8 (`dygraph/checkpoint.py:33`, `:96`; api_mapping/SEMANTICS.md 32): the suffix is chosen from the first value
 (`.pdparams` for parameters, else `.pdopt`), missing directories are created, the file is a pickle of
 NumPy arrays plus the `StructuredToParameterName@@` name table, and loading strips either suffix and
 returns `(param_dict, opt_dict or None)`. Files written here are read by 1.8 and the other way round.

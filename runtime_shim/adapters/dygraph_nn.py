@@ -1,6 +1,6 @@
 """`fluid.dygraph` layer classes: subclasses of the 2.x layers with the 1.8 constructor and forward.
 
-Where 1.8 took `act=`, the activation is applied in `forward` (SEMANTICS.md 17); where a 1.8 layer's
+Where 1.8 took `act=`, the activation is applied in `forward` (api_mapping/SEMANTICS.md 17); where a 1.8 layer's
 mode came from `.train()`/`.eval()` and not from its `is_test` argument, so does the adapter's (23).
 """
 from __future__ import annotations

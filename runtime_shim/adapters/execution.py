@@ -1,4 +1,4 @@
-"""Guards and mode switches of the 1.x execution model (SEMANTICS.md 23, 33, 35)."""
+"""Guards and mode switches of the 1.x execution model (api_mapping/SEMANTICS.md 23, 33, 35)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional

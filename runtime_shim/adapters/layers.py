@@ -1,7 +1,7 @@
 """`fluid.layers` functions whose 2.x counterparts compute something else when called the obvious way.
 
 Each adapter takes the 1.8 signature and computes the 1.8 result in dygraph and in legacy-IR static
-mode. The SEMANTICS.md entry it implements is named on each.
+mode. The api_mapping/SEMANTICS.md entry it implements is named on each.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from runtime_shim.static_ops import append_op, op
 from runtime_shim.warnings import LegacyArgumentError
 
 # ------------------------------------------------------------------------------------------------
-# act= (SEMANTICS.md 17)
+# act= (api_mapping/SEMANTICS.md 17)
 
 
 def apply_act(x: Any, act: Optional[str]) -> Any:
@@ -54,7 +54,7 @@ def act_to_call(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
 
 @for_transformer("full_reduce_shape1")
 def full_reduce_shape1(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
-    """Full reductions keep 1.8's shape [1] (SEMANTICS.md 8): the generic path already does that."""
+    """Full reductions keep 1.8's shape [1] (api_mapping/SEMANTICS.md 8): the generic path already does that."""
     return generic
 
 
@@ -65,7 +65,7 @@ def _same_face(fn: Callable[..., Any], like: Callable[..., Any]) -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-# elementwise_* axis (SEMANTICS.md 16)
+# elementwise_* axis (api_mapping/SEMANTICS.md 16)
 
 
 def align_for_axis(x: Any, y: Any, axis: int) -> Any:
@@ -158,7 +158,7 @@ def one_hot(input: Any, depth: int, allow_out_of_range: bool = False) -> Any:
 
 
 # ------------------------------------------------------------------------------------------------
-# Losses (SEMANTICS.md 1, 2)
+# Losses (api_mapping/SEMANTICS.md 1, 2)
 
 
 @adapter("paddle.fluid.layers.cross_entropy",
@@ -194,7 +194,7 @@ def softmax_with_cross_entropy(logits: Any, label: Any, soft_label: bool = False
 
 
 # ------------------------------------------------------------------------------------------------
-# Dropout (SEMANTICS.md 22, 23)
+# Dropout (api_mapping/SEMANTICS.md 22, 23)
 
 _MODES = {"downgrade_in_infer": "downscale_in_infer", "upscale_in_train": "upscale_in_train"}
 
@@ -242,7 +242,7 @@ def dropout(x: Any, dropout_prob: float, is_test: bool = False, seed: Optional[i
 
 
 # ------------------------------------------------------------------------------------------------
-# matmul alpha (SEMANTICS.md 18), argsort pair (11), pooling stride (21)
+# matmul alpha (api_mapping/SEMANTICS.md 18), argsort pair (11), pooling stride (21)
 
 
 @adapter("paddle.fluid.layers.matmul", "paddle.matmul(x, y, transpose_x, transpose_y) * alpha", semantics=(18,))

@@ -2,7 +2,7 @@
 
 - Every 1.8 optimizer (any table entry whose 2.x target derives from `paddle.optimizer.Optimizer`)
   takes `parameter_list`/`regularization`/`grad_clip` through the table's renames, and additionally
-  accepts what 2.x refuses (SEMANTICS.md 27-29): a 1.8 dygraph `LearningRateDecay`, advanced once per
+  accepts what 2.x refuses (api_mapping/SEMANTICS.md 27-29): a 1.8 dygraph `LearningRateDecay`, advanced once per
   `minimize`, and a static learning-rate variable built by `fluid.layers.*_decay`. It keeps the 1.8
   methods `current_step_lr`, `set_dict` and `clear_gradients`.
 - The dygraph decays (`fluid.dygraph.PiecewiseDecay`, ...) are the 1.8 formulas, stepped by the

@@ -1,4 +1,4 @@
-"""Static-graph persistence and feeding with the 1.8 calling conventions (SEMANTICS.md 34, 39).
+"""Static-graph persistence and feeding with the 1.8 calling conventions (api_mapping/SEMANTICS.md 34, 39).
 
 Programs, executors and `program_guard` need no adapter: in the legacy IR the shim selects, the 2.x
 `paddle.static` objects are the 1.8 ones (`Program.clone(for_test=True)` included, entry 24).
