@@ -1,5 +1,5 @@
 """Step 7: tidy imports, restore 1.x's static-graph default where the file relies on it, and let the
-legacy uses the upgrade left run beside the converted code (coexistence, DESIGN.md).
+legacy uses the upgrade left run beside the converted code (coexistence, see `--no-shim` in the README).
 
 - A legacy import (`paddle.fluid...`) whose every use was converted is removed; `import paddle.fluid`
   becomes `import paddle`. An import that something unconverted still uses is kept.

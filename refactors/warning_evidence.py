@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from refactors import findings as F
 from refactors.engine import Context, Site
+from refactors.zero_d import REDUCTION
 
 Check = Callable[[Context, Site, Any], Optional[bool]]
 CHECKS: Dict[str, Check] = {}
@@ -351,32 +352,34 @@ def compared(ctx: Context, site: Site, _: Any) -> Optional[bool]:
     return None
 
 
-# The 1.8 APIs whose result had shape [1] and is 0-D on Paddle >= 2.5 cite this api_mapping/SEMANTICS.md entry; the
-# upgrade reshapes the results of those whose transformer is this one.
-ZERO_D_ENTRY, KEPT_AT_SHAPE_1 = 8, "full_reduce_shape1"
+@check("on_pir")
+def on_pir(ctx: Context, site: Site, _: Any) -> bool:
+    """The upgraded file builds on Paddle 3's default static graph (PIR): not when the upgrade selects the
+    legacy IR, as it does in a file that builds static graphs unless the output is pure 2.x (`--no-shim`)."""
+    return not (ctx.shim and ctx.static_file())
+
+
+# The 1.8 APIs whose result had shape [1] and is 0-D on Paddle >= 2.5 cite this api_mapping/SEMANTICS.md
+# entry. Those whose transformer is zero_d.REDUCTION have the reads that indexed their result in its scope
+# made scalar (refactors.zero_d), and a result that leaves its scope is reported where it is made.
+ZERO_D_ENTRY = 8
 
 
 @check("file_uses_zero_d")
 def file_uses_zero_d(ctx: Context, site: Site, _: Any) -> bool:
-    """The file uses an API whose result the upgrade leaves 0-D where 1.8 gave shape [1]."""
+    """The file uses an API whose 0-D result (shape [1] in 1.8) the upgrade does not follow to its reads."""
     key = "uses zero-d"
     if key not in ctx.memo:
-        found = False
-        for ref in ctx.resolver.references.values():
-            head, _, rest = ref.dotted.partition(".")
-            for binding in ref.bindings:
-                entry = _longest_entry(ctx, binding.qualname + ("." + rest if rest else ""))
-                if entry is not None and entry is not site.entry and ZERO_D_ENTRY in entry.semantics \
-                        and entry.transformer != KEPT_AT_SHAPE_1:
-                    found = True
-        ctx.memo[key] = found
+        ctx.memo[key] = any(_unfollowed_zero_d(ctx, site, ref) for ref in ctx.resolver.references.values())
     return bool(ctx.memo[key])
 
 
-def _longest_entry(ctx: Context, qualname: str):
-    parts = qualname.split(".")
-    for end in range(len(parts), 1, -1):
-        entry = ctx.entry_for(".".join(parts[:end]))
-        if entry is not None:
-            return entry
-    return None
+def _unfollowed_zero_d(ctx: Context, site: Site, ref) -> bool:
+    _, _, rest = ref.dotted.partition(".")
+    for binding in ref.bindings:
+        matched = ctx.entry_of_chain(binding.qualname + ("." + rest if rest else ""))
+        entry = matched[0] if matched is not None else None
+        if entry is not None and entry is not site.entry and ZERO_D_ENTRY in entry.semantics \
+                and entry.transformer != REDUCTION:
+            return True
+    return False

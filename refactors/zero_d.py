@@ -1,6 +1,6 @@
 """Full reductions are 0-D in 2.x: the reads that relied on 1.8's shape [1] become scalar reads.
 
-1.8 returned a full reduction (`mean`, `reduce_sum`, `accuracy`, ...) with shape [1] (SEMANTICS.md 8);
+1.8 returned a full reduction (`mean`, `reduce_sum`, `accuracy`, ...) with shape [1] (api_mapping/SEMANTICS.md 8);
 Paddle >= 2.5 returns the idiomatic 0-D result. The reduction is converted to its plain 2.x call, and in
 the scope where its result is bound to a name (`name = <reduction>`, bound once), the reads that index
 the [1] are made scalar reads, which work for both shapes:

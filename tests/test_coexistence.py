@@ -1,6 +1,6 @@
 """Coexistence: the legacy uses an upgrade leaves run through runtime_shim, each marked TODO where it starts.
 
-See DESIGN.md ("Coexistence"): one `import runtime_shim.coexist` line while legacy uses remain; static
+As the README says (`--no-shim`): one `import runtime_shim.coexist` line while legacy uses remain; static
 files select the legacy IR with `runtime_shim.enable_static()`; `shim=False` (`--no-shim`) gives pure
 2.x text with the leftovers only marked.
 """
