@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from refactors import findings as F
 from refactors.engine import Context, Site
+from refactors.scopes import Reference
 from refactors.zero_d import REDUCTION
 
 Check = Callable[[Context, Site, Any], Optional[bool]]
@@ -298,16 +299,14 @@ def argument_is_not(ctx: Context, site: Site, values: Dict[str, str]) -> Optiona
     if view is None or not isinstance(use, ast.Call):
         return None
     for name, text in values.items():
-        given = _argument(site, use, name)
+        given: Any = _argument(site, use, name)
         if given is None:
             param = site.entry.param(name) if site.entry is not None else None
             if param is None or param.default is None:
                 return None
-            given_text = param.default
-        else:
-            given_text = ast.unparse(given)
+            given = param.default
         try:
-            if ast.literal_eval(given_text) != ast.literal_eval(text):
+            if ast.literal_eval(given) != ast.literal_eval(text):
                 return True
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             return None
@@ -370,16 +369,16 @@ def file_uses_zero_d(ctx: Context, site: Site, _: Any) -> bool:
     """The file uses an API whose 0-D result (shape [1] in 1.8) the upgrade does not follow to its reads."""
     key = "uses zero-d"
     if key not in ctx.memo:
-        ctx.memo[key] = any(_unfollowed_zero_d(ctx, site, ref) for ref in ctx.resolver.references.values())
+        ctx.memo[key] = any(_unfollowed_zero_d(ctx, ref) for ref in ctx.resolver.references.values())
     return bool(ctx.memo[key])
 
 
-def _unfollowed_zero_d(ctx: Context, site: Site, ref) -> bool:
+def _unfollowed_zero_d(ctx: Context, ref: Reference) -> bool:
     _, _, rest = ref.dotted.partition(".")
     for binding in ref.bindings:
         matched = ctx.entry_of_chain(binding.qualname + ("." + rest if rest else ""))
         entry = matched[0] if matched is not None else None
-        if entry is not None and entry is not site.entry and ZERO_D_ENTRY in entry.semantics \
+        if entry is not None and entry.kind == "function" and ZERO_D_ENTRY in entry.semantics \
                 and entry.transformer != REDUCTION:
             return True
     return False

@@ -273,7 +273,7 @@ def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_di
     log_level = log_level.upper()
     if quiet and verbose:
         raise click.UsageError("-q/--quiet and -v/--verbose contradict each other")
-    verbosity = report.QUIET if quiet else min(verbose, report.DEBUG)
+    verbosity = report.QUIET if quiet else min(verbose, report.VERY_VERBOSE)
     session = Session(write=write, confirm=not no_confirm, check=check, outpath=outpath,
                       print_match=print_match, log_level=log_level, color=color, verbosity=verbosity)
     inputs = list(inpath) + list(paths)

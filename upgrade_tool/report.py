@@ -198,7 +198,7 @@ class JsonReport:
 
 # -- console -------------------------------------------------------------------------------------
 
-QUIET, NORMAL, VERBOSE, DEBUG = -1, 0, 1, 2  # console verbosity: -q, default, -v, -vv
+QUIET, NORMAL, VERBOSE, VERY_VERBOSE = -1, 0, 1, 2  # console verbosity: -q, default, -v, -vv
 _STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
 
 
@@ -209,7 +209,7 @@ def on_console(finding: Finding, verbosity: int) -> bool:
         return True
     if finding.severity == "warning":
         return verbosity >= VERBOSE or (verbosity == NORMAL and not finding.api)
-    return verbosity >= DEBUG
+    return verbosity >= VERY_VERBOSE
 
 
 def print_findings(console, findings: Sequence[Finding], verbosity: int) -> None:

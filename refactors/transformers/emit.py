@@ -38,8 +38,8 @@ def call(ctx: Context, site: Site, qualname: str, *args: cst.BaseExpression,
 def finish(ctx: Context, site: Site, node: cst.Call, target: Optional[str] = None) -> cst.Call:
     """The call in its final 2.x form: the entry's `args_change` applied and the callee renamed.
 
-    Reports the entry's `warning` (where the use shows it applies), and that its target needs a newer Paddle when the entry says
-    `since`, since the rename step will not see this call again.
+    Reports the entry's `warning` (where the use shows it applies), and that its target needs a newer
+    Paddle when the entry says `since`, since the rename step will not see this call again.
     """
     from refactors.refactor_kwargs import apply_changes  # import here: that module imports this package
 
