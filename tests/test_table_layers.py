@@ -43,7 +43,7 @@ def layers() -> Dict[str, dict]:
 # -- the data file ------------------------------------------------------------------------------------------
 
 def test_derived_fields_equal_1_8_5_and_targets_accept_the_keywords(layers):
-    """kind/alias/args_list are what `build_entries` derives; targets and keywords exist in 2.0.2 and 3.3.1."""
+    """kind/alias/args_list are what `tools.entry_fields` derives; targets and keywords exist in 2.0.2 and 3.3.1."""
     legacy = load_index(entry_fields.LEGACY)
     targets = {v: load_index(v) for v in entry_fields.TARGETS}
     deriver = entry_fields.Deriver(legacy)
@@ -74,7 +74,7 @@ def test_every_layers_name_used_twice_in_the_corpus_is_covered(layers):
     assert not uncovered
 
 
-def test_build_entries_derives_aliases_from_the_exports():
+def test_entry_fields_derives_aliases_from_the_exports():
     deriver = entry_fields.Deriver(load_index("1.8.5"))
     assert deriver.aliases(L + "reshape") == [L + "nn.reshape"]
     assert deriver.aliases(L + "sequence_mask") == [L + "sequence_lod.sequence_mask"]
