@@ -24,16 +24,18 @@ ROOT = Path(__file__).resolve().parent.parent
 SEMANTICS = ROOT / "api_mapping" / "SEMANTICS.md"
 THIS = Path(__file__).resolve()  # it spells the patterns it looks for
 RUNTIME = ("api_mapping", "refactors", "runtime_shim", "upgrade_tool")
-SKIP_DIRS = {".git", "__pycache__", "build", "out", "fixtures", ".pytest_cache"}
+SOURCES = (*RUNTIME, "tools", "tests", "benchmarks", "docs")  # not build output, caches or virtual environments
+SKIP_DIRS = {"__pycache__", "out"}
 TEXT = (".py", ".md", ".json", ".toml", ".yaml", ".yml", ".cfg", ".txt")
 
 
 def _files() -> Iterator[Path]:
-    for path in sorted(ROOT.rglob("*")):
-        rel = path.relative_to(ROOT)
-        if path.is_file() and path.suffix in TEXT and not SKIP_DIRS & set(rel.parts[:-1]) \
-                and path not in (SEMANTICS, THIS):
-            yield path
+    yield from (p for p in sorted(ROOT.iterdir()) if p.is_file() and p.suffix in TEXT)
+    for folder in SOURCES:
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.is_file() and path.suffix in TEXT and not SKIP_DIRS & set(path.relative_to(ROOT).parts) \
+                    and path not in (SEMANTICS, THIS):
+                yield path
     yield ROOT / "fixtures" / "legacy" / "README.md"
 
 
