@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from refactors import findings as F
 from refactors.engine import Context, Site
 from refactors.scopes import Reference
-from refactors.zero_d import REDUCTION
+from refactors.zero_d import PRODUCERS
 
 Check = Callable[[Context, Site, Any], Optional[bool]]
 CHECKS: Dict[str, Check] = {}
@@ -359,7 +359,7 @@ def on_pir(ctx: Context, site: Site, _: Any) -> bool:
 
 
 # The 1.8 APIs whose result had shape [1] and is 0-D on Paddle >= 2.5 cite this api_mapping/SEMANTICS.md
-# entry. Those whose transformer is zero_d.REDUCTION have the reads that indexed their result in its scope
+# entry. Those whose transformer is one of zero_d.PRODUCERS have the reads that indexed their result in its scope
 # made scalar (refactors.zero_d), and a result that leaves its scope is reported where it is made.
 ZERO_D_ENTRY = 8
 
@@ -379,6 +379,6 @@ def _unfollowed_zero_d(ctx: Context, ref: Reference) -> bool:
         matched = ctx.entry_of_chain(binding.qualname + ("." + rest if rest else ""))
         entry = matched[0] if matched is not None else None
         if entry is not None and entry.kind == "function" and ZERO_D_ENTRY in entry.semantics \
-                and entry.transformer != REDUCTION:
+                and entry.transformer not in PRODUCERS:
             return True
     return False
