@@ -114,7 +114,7 @@ class Context:
             ne = site.entry.no_equivalent
             site.finding = self.report(
                 site, F.NO_EQUIVALENT, "warning",
-                f"{site.name} has no 2.x equivalent ({ne.reason}); use {ne.suggest}", False)
+                f"{site.name} has no 2.x equivalent ({ne.reason}); instead: {ne.suggest}", False)
             self.todo(f"{short_name(site.name)}: no 2.x equivalent{self._served}", node)
         elif site.entry is None:
             site.finding = self.report(

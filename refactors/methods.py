@@ -272,22 +272,33 @@ def _plan_unknown(ctx: Context, call: cst.Call) -> None:
     entry = min(changing.values(), key=lambda found: found[0].name)[0]
 
     def mark(updated: cst.Call) -> cst.Call:
-        site = _site(ctx, None, entry, attribute)
-        site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{entry.name}: {why}", False)
+        line, col = ctx.position_of(attribute)
+        ctx.report(None, F.NEEDS_REVIEW, "warning", f"{entry.name}: {why}", False, line=line, col=col)
         ctx.todo(why, updated)
         return updated
     ctx.replace(call, mark)
 
 
 def _changed_text(ctx: Context, entry: ApiEntry, call: cst.Call) -> Optional[str]:
-    """What the call would become for an object with this method, when that differs from what it is."""
+    """What to write instead, were the call one of this method (None: it is right as it is, or its
+    keywords show it is some other method)."""
+    params = {p.name for p in entry.args_list or () if not p.star}
+    if any(a.keyword is not None and a.keyword.value not in params for a in call.args) \
+            and not any(p.star == "**" for p in entry.args_list or ()):
+        return None
     if entry.no_equivalent is not None:
         return entry.no_equivalent.suggest
     try:
-        new = ctx.module.code_for_node(_converted_call(ctx, entry, call))
+        new = _converted_call(ctx, entry, call)
     except NeedsReview as why:
         return str(why)
-    return f"`{new}`" if new != ctx.module.code_for_node(call) else None
+    before = {a.keyword.value for a in call.args if a.keyword is not None}
+    after = {a.keyword.value for a in new.args if a.keyword is not None}
+    renamed = [f"{c.to}= for {c.arg}=" for c in entry.args_change if c.op == "rename" and c.arg in before - after]
+    name = new.func.attr.value if isinstance(new.func, cst.Attribute) else None
+    if name == entry.name.rsplit(".", 1)[-1] and not renamed and len(new.args) == len(call.args):
+        return None
+    return f".{name}(...)" + (f" with {', '.join(renamed)}" if renamed else "")
 
 
 def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call) -> cst.BaseExpression:
@@ -298,7 +309,7 @@ def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute
         ctx.todo(f"{short_name(entry.name)}: no 2.x equivalent", node)
         site.finding = ctx.report(site, F.NO_EQUIVALENT, "warning",
                                   f"{entry.name} has no 2.x equivalent ({entry.no_equivalent.reason}); "
-                                  f"use {entry.no_equivalent.suggest}", False)
+                                  f"instead: {entry.no_equivalent.suggest}", False)
         return node
     try:
         new = _converted_call(ctx, entry, node)
