@@ -2,7 +2,8 @@
 
 Shared by the upgrader's equivalence test and the runtime shim's: both run the same programs and
 compare the same printed numbers with the golden output recorded on the real Paddle 1.8.5
-(`<dir>/golden/<name>.json`, written by `python -m tools.record_goldens`).
+(`<dir>/golden/<name>.json`, written by `python -m tools.record_goldens`). A program is a `.py` file
+or a directory whose `main.py` imports its other modules (`tools/fixture_programs.py`).
 """
 from __future__ import annotations
 
@@ -11,25 +12,27 @@ from pathlib import Path
 from typing import Dict, List
 
 import numpy as np
+import pytest
 
+from tools.fixture_programs import entry_script, find_programs, golden_path, program_name, source_files, source_hash
 from tools.program_output import parse_output
-from tools.record_goldens import golden_path, source_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 LEGACY = ROOT / "fixtures" / "legacy"
-PROGRAMS = sorted(LEGACY.glob("*.py"))
+PROGRAMS = find_programs(LEGACY)
 RTOL = 1e-5
 ATOL = 1e-7  # for values that are exactly zero in 1.8 (relu outputs, dropped units)
 
-__all__ = ["ATOL", "LEGACY", "PROGRAMS", "ROOT", "RTOL", "assert_matches_1_8", "golden", "parse_output"]
+__all__ = ["ATOL", "LEGACY", "PROGRAMS", "ROOT", "RTOL", "assert_matches_1_8", "entry_script", "golden",
+           "parse_output", "program_name", "program_params", "source_files"]
 
 
 def golden(program: Path) -> Dict[str, List[float]]:
     """What the program printed on Paddle 1.8.5; fails when the program changed since it was recorded."""
     record = json.loads(golden_path(program).read_text(encoding="utf-8"))
-    assert record["paddle"] == "1.8.5", f"{program.name}: golden recorded on paddle {record['paddle']}"
+    assert record["paddle"] == "1.8.5", f"{program_name(program)}: golden recorded on paddle {record['paddle']}"
     assert record["source_sha256"] == source_hash(program), (
-        f"{program.name} changed since its golden output was recorded: run "
+        f"{program_name(program)} changed since its golden output was recorded: run "
         f"`python -m tools.record_goldens --python <py38 with paddle 1.8.5> {program}`")
     return record["values"]
 
@@ -40,4 +43,14 @@ def assert_matches_1_8(program: Path, stdout: str) -> None:
     assert sorted(actual) == sorted(want), f"printed keys {sorted(actual)} != golden {sorted(want)}:\n{stdout}"
     for key, values in want.items():
         np.testing.assert_allclose(np.array(actual[key], dtype=np.float64), np.array(values, dtype=np.float64),
-                                   rtol=RTOL, atol=ATOL, err_msg=f"{program.name}: {key}")
+                                   rtol=RTOL, atol=ATOL, err_msg=f"{program_name(program)}: {key}")
+
+
+def program_params(gaps: Dict[str, str]) -> List[object]:
+    """One pytest parameter per program, named after it; a program in `gaps` (name -> reason) is a strict xfail."""
+    unknown = set(gaps) - {program_name(p) for p in PROGRAMS}
+    assert not unknown, f"gaps name programs that do not exist: {sorted(unknown)}"
+    return [pytest.param(program, id=program_name(program),
+                         marks=[pytest.mark.xfail(strict=True, reason=gaps[program_name(program)])]
+                         if program_name(program) in gaps else [])
+            for program in PROGRAMS]

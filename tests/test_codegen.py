@@ -14,7 +14,7 @@ from refactors.positions import _cold_inside, _statement_spans, layout
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INPUTS = sorted(p for step in refactors.NAMES for p in (FIXTURES / step).glob("*.in.py")) + \
-    sorted((FIXTURES / "legacy").glob("*.py"))
+    sorted((FIXTURES / "legacy").rglob("*.py"))
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")

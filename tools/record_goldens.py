@@ -1,52 +1,36 @@
 """Record the golden output of runnable 1.8 programs on the real Paddle 1.8.5.
 
-    python -m tools.record_goldens --python /path/to/py38/bin/python fixtures/legacy [more dirs or .py files]
+    python -m tools.record_goldens --python /path/to/py38/bin/python fixtures/legacy [more dirs or programs]
 
-Each program prints lines `key: v1 v2 ...` (see `fixtures/legacy/README.md`). It runs, in its own
-directory's copy in a temporary folder, under the given Python, which must have `paddlepaddle==1.8.5`
-installed (`api_mapping/SEMANTICS.md` 43 gives the recipe). Its numbers are written to
-`<dir>/golden/<name>.json` with the SHA-256 of the program's text, so that the tests can tell a
-program edited since its golden was recorded. CI never runs this: it has no Paddle 1.8.5.
+Each program (a `.py` file, or a directory whose `main.py` imports its other modules; see
+`tools/fixture_programs.py`) prints lines `key: v1 v2 ...` (see `fixtures/legacy/README.md`). It runs,
+in a copy of its directory in a temporary folder, under the given Python, which must have
+`paddlepaddle==1.8.5` installed (`api_mapping/SEMANTICS.md` 43 gives the recipe). Its numbers are
+written to `<dir>/golden/<name>.json` with the SHA-256 of the program's text, so that the tests can
+tell a program edited since its golden was recorded. CI never runs this: it has no Paddle 1.8.5.
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, Iterable, List
+from typing import Dict, List
 
+from tools.fixture_programs import GOLDEN_DIR, entry_script, golden_path, programs, source_hash
 from tools.program_output import parse_output
-
-GOLDEN_DIR = "golden"
-
-
-def source_hash(program: Path) -> str:
-    return hashlib.sha256(program.read_bytes()).hexdigest()
-
-
-def golden_path(program: Path) -> Path:
-    return program.parent / GOLDEN_DIR / f"{program.stem}.json"
-
-
-def programs(paths: Iterable[str]) -> List[Path]:
-    found: List[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        found.extend(sorted(path.glob("*.py")) if path.is_dir() else [path])
-    return found
 
 
 def run_on(python: str, program: Path, timeout: float) -> str:
-    """The program's stdout, run from a copy of its directory (what it writes stays there)."""
+    """The program's stdout, run from a copy of its script's directory (what it writes stays there)."""
+    script = entry_script(program)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "work"
-        shutil.copytree(program.parent, work, ignore=shutil.ignore_patterns(GOLDEN_DIR, "__pycache__"))
-        run = subprocess.run([python, program.name], cwd=work, capture_output=True, text=True, timeout=timeout)
+        shutil.copytree(script.parent, work, ignore=shutil.ignore_patterns(GOLDEN_DIR, "__pycache__"))
+        run = subprocess.run([python, script.name], cwd=work, capture_output=True, text=True, timeout=timeout)
     if run.returncode != 0:
         raise RuntimeError(f"{program} failed on the baseline Python:\n{run.stderr[-3000:]}")
     return run.stdout
@@ -82,7 +66,8 @@ def main(argv: List[str] = None) -> int:
             continue
         target = golden_path(program)
         target.parent.mkdir(exist_ok=True)
-        record = {"program": program.name, "source_sha256": source_hash(program), **versions, "values": values}
+        script = entry_script(program).relative_to(program.parent).as_posix()
+        record = {"program": script, "source_sha256": source_hash(program), **versions, "values": values}
         target.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         print(f"{target}: {len(values)} keys")
     return 1 if failed else 0
