@@ -1,36 +1,77 @@
 """Full reductions are 0-D in 2.x: the reads that relied on 1.8's shape [1] become scalar reads.
 
-1.8 returned a full reduction (`mean`, `reduce_sum`, `accuracy`, ...) with shape [1] (api_mapping/SEMANTICS.md 8);
-Paddle >= 2.5 returns the idiomatic 0-D result. The reduction is converted to its plain 2.x call, and in
-the scope where its result is bound to a name (`name = <reduction>`, bound once), the reads that index
-the [1] are made scalar reads, which work for both shapes:
+1.8 returned a full reduction (`mean`, `reduce_sum`, `accuracy`, ...) with shape [1] (api_mapping/SEMANTICS.md
+8); Paddle >= 2.5 returns the idiomatic 0-D result. The reduction is converted to its plain 2.x call, and
+the reads that indexed the [1] become scalar reads, which work for both shapes:
 
     loss.numpy()[0]                                         -> loss.item()
     a, b = exe.run(prog, feed=f, fetch_list=[loss, acc])    (or fetch_list=[loss.name, ...])
     a[0]                                                    -> a.item()
-    out = exe.run(prog, feed=f, fetch_list=[loss])
-    out[0][0]                                               -> out[0].item()
-    exe.run(prog, feed=f, fetch_list=[loss])[0][0]          -> exe.run(...)[0].item()
+    out[0][0]  (out = exe.run(..., fetch_list=[loss]))      -> out[0].item()
+    total += loss.numpy(); ppl = np.exp(total / n); ppl[0]  -> ppl.item()
 
-A reduction whose result leaves the scope (`return loss`, `self.loss = loss`) is reported: reads of it
-elsewhere were not seen.
+The value is followed through the code of the file, statement by statement (a name holds what its last
+assignment gave it; after a branch or a loop, what every way through gave it): through `.numpy()`,
+arithmetic with it, elementwise NumPy functions, `Executor.run` fetches, augmented assignments, and the
+returns of the file's own functions and Layers (`pred, loss = model(x)` when `forward` returns the
+reduction). An `x[0]` is rewritten only when every reduction its value comes from was converted to 0-D.
+A result that leaves what the file shows (returned by a function the file never calls, stored on an
+object) is reported.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
 from refactors.engine import Context, Site
-from refactors.hot_paths import descendants
-from refactors.local_values import all_statements, assigned_name, assigned_targets, bound_once, expressions, statements
-from refactors.scopes import Scope
+from refactors.scopes import dotted
 
 # The transformers whose results are 0-D in 2.x: full reductions, and static learning-rate schedules (the
 # program's rate variable that 1.8 code fetched).
 PRODUCERS = ("full_reduce_shape1", "lr_decay_static")
 _ZERO_D = "zero-d producers"  # ctx.memo key: ids of the original calls converted to a 0-D result
-_ESCAPES = "zero-d unseen"  # ctx.memo key: id of an original call -> (its name, how its reads escape this analysis)
+_UNSEEN = "zero-d unseen"  # ctx.memo key: id of an original call -> how its value leaves what the file shows
+
+# NumPy functions that keep an array's shape: a [1] in, a [1] out (a 0-D one in 2.x).
+_ELEMENTWISE = {"exp", "log", "log2", "log10", "log1p", "sqrt", "abs", "square", "array", "asarray", "copy",
+                "negative", "float32", "float64"}
+_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A 0-D tensor in 2.x that was shape [1] in 1.8, made by these reduction calls (ids)."""
+    made_by: FrozenSet[int]
+
+
+@dataclass(frozen=True)
+class Array:
+    """Its NumPy value (`.numpy()`, or fetched by `Executor.run`), 0-D in 2.x, [1] in 1.8."""
+    made_by: FrozenSet[int]
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What `Executor.run` returned: position -> the Array at that position."""
+    items: Tuple[Tuple[int, Array], ...]
+
+
+@dataclass(frozen=True)
+class Several:
+    """A tuple of values (a function's `return a, b`), by position."""
+    items: Tuple["Kind", ...]
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An object of a class of the file (its `forward` answers a call of it)."""
+    cls: cst.ClassDef
+
+
+Kind = Optional[Union[Tensor, Array, Fetched, Several, Instance]]
+Env = Dict[str, Kind]
 
 
 def produced(ctx: Context, site: Site) -> None:
@@ -38,124 +79,417 @@ def produced(ctx: Context, site: Site) -> None:
     if site.call is None:
         return
     ctx.memo.setdefault(_ZERO_D, set()).add(id(site.call))  # type: ignore[union-attr]
-    unseen = ctx.memo.get(_ESCAPES, {}).get(id(site.call))  # type: ignore[union-attr]
+    unseen = ctx.memo.get(_UNSEEN, {}).get(id(site.call))  # type: ignore[union-attr]
     if unseen is not None:
-        name, how = unseen
         ctx.report(site, "converted-note", "info",
-                   f"{site.name}: `{name}` is 0-D on Paddle >= 2.5 (shape [1] in 1.8) and {how}; where it is "
-                   f"read as `{name}[0]`, or fetched and indexed with [0], read it with .item()", True)
+                   f"{site.name}: its result is 0-D on Paddle >= 2.5 (shape [1] in 1.8) and {unseen}; where it "
+                   f"is read with [0] (or its NumPy value, or its value fetched by Executor.run), read it "
+                   f"with .item()", True)
 
 
-def _is_zero_d(ctx: Context, call: cst.Call) -> bool:
-    return id(call) in ctx.memo.get(_ZERO_D, ())  # type: ignore[operator]
+def _converted(ctx: Context, made_by: Iterable[int]) -> bool:
+    done = ctx.memo.get(_ZERO_D, ())
+    return all(key in done for key in made_by)  # type: ignore[operator]
 
 
 def plan(ctx: Context) -> None:
-    """Before the pass: find the reads of each reduction's result, to rewrite them if it becomes 0-D."""
-    _plan_inline_reads(ctx)
-    by_scope: Dict[int, Tuple[Scope, Dict[str, cst.Call]]] = {}
-    for scope, name, call in _producers(ctx):
-        # Its other bindings and its reads are statements of its scope, which may not mention paddle.
-        ctx.require_parsed(scope.node, into_definitions=False, words=(name,))
-        by_scope.setdefault(id(scope.node), (scope, {}))[1][name] = call
-    for scope, calls in by_scope.values():
-        body = scope.node if isinstance(scope.node, cst.Module) else getattr(scope.node, "body", None)
-        if body is None:
-            continue
-        arrays: Dict[str, Set[str]] = {name: set() for name in calls}
-        fetched: Dict[str, Dict[str, Set[int]]] = {name: {} for name in calls}
-        for stmt in statements(scope.node):
-            for name in calls:
-                _fetch_targets(scope, stmt, name, arrays[name], fetched[name])
-        for node in expressions(body):
-            for name, call in calls.items():
-                _plan_read(ctx, call, node, name, arrays[name], fetched[name])
-                how = _unseen(node, name, arrays[name])
-                if how is not None:
-                    ctx.memo.setdefault(_ESCAPES, {}).setdefault(id(call), (name, how))  # type: ignore[union-attr]
-
-
-def _plan_inline_reads(ctx: Context) -> None:
-    """`<reduction>(...).numpy()[0]` read on the spot."""
-    if ctx.source is not None and ".numpy()[0]" not in ctx.source:
+    """Before the pass: follow each reduction's result to the reads that index it."""
+    producers = {id(ref.node) for ref in ctx.resolver.references.values() if _producer_ref(ctx, ref)}
+    if not producers:
         return
-    for node in descendants(ctx.module):
-        if isinstance(node, cst.Subscript) and _index(node) == 0 and isinstance(node.value, cst.Call) \
-                and not node.value.args and isinstance(node.value.func, cst.Attribute) \
-                and node.value.func.attr.value == "numpy" and isinstance(node.value.func.value, cst.Call) \
-                and _reduction(ctx, node.value.func.value):
-            call = node.value.func.value
-            ctx.replace(node, lambda updated, call=call: _scalar(ctx, call, updated, "numpy"))
+    source = ctx.source if ctx.source is not None else ctx.module.code
+    if "[0]" in source:
+        ctx.require_parsed(ctx.module)  # the reads and the values' way there need not mention paddle
+    elif "return" in source:
+        ctx.require_parsed(ctx.module, words=("return",))  # no read to rewrite: what leaves a function
+    else:
+        return
+    _Flow(ctx, producers).run()
 
 
-def _reduction(ctx: Context, call: cst.Call) -> bool:
-    """The call is a legacy full reduction (whose transformer decides whether its result becomes 0-D)."""
-    ref = ctx.resolver.references.get(id(call.func))
-    if ref is None:
-        return False
+def _producer_ref(ctx: Context, ref) -> bool:
     matched = ctx.entry_of_chain(ctx.resolver.qualname(ref.dotted, ref.scope) or "")
     return matched is not None and matched[0].transformer in PRODUCERS and not matched[1]
 
 
-def _producers(ctx: Context) -> Iterator[Tuple[Scope, str, cst.Call]]:
-    """(scope, name, call) for each `name = <legacy full reduction call>` bound once in its scope."""
-    for stmt in all_statements(ctx.module):
-        found = assigned_name(stmt)
-        if found is None or not isinstance(found[1], cst.Call):
-            continue
-        ref = ctx.resolver.references.get(id(found[1].func))
-        if ref is not None and bound_once(ref.scope, found[0]) and _reduction(ctx, found[1]):
-            yield ref.scope, found[0], found[1]
+class _Flow:
+    """The file's functions, each read statement by statement with what each name holds."""
 
+    def __init__(self, ctx: Context, producers: Iterable[int]) -> None:
+        self.ctx = ctx
+        self.producers = set(producers)  # ids of the callee chains of legacy reduction calls
+        self.functions: Dict[str, cst.FunctionDef] = {}  # module-level functions by name
+        self.classes: Dict[str, cst.ClassDef] = {}  # module-level classes by name
+        self.returns: Dict[int, Kind] = {}  # id(function) -> what it returns
+        self.called: set = set()  # ids of functions the file calls
+        self.planned: set = set()  # ids of subscripts registered for rewriting
+        self.stores: set = set()  # ids of subscripts written to (`x[0] = v`), which stay as they are
+        self.recording = False
 
-def _fetch_list(call: cst.Call) -> Optional[cst.BaseExpression]:
-    """The `fetch_list` of an `Executor.run(program, feed, fetch_list, ...)` call, else None."""
-    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "run"):
+    def run(self) -> None:
+        module = self.ctx.module
+        for stmt in module.body:
+            if isinstance(stmt, cst.FunctionDef):
+                self.functions[stmt.name.value] = stmt
+            elif isinstance(stmt, cst.ClassDef):
+                self.classes[stmt.name.value] = stmt
+        functions = list(self._all_functions())
+        making = self._making(functions)
+        for _ in range(2):  # what functions return, through the calls between them
+            for function in making:
+                self.returns[id(function)] = self._returned(function)
+        self.recording = True
+        for function in functions:
+            self._block(function.body, {}, function)
+        self._block(module.body, {}, None)
+        for function in functions:
+            kind = self.returns.get(id(function))
+            if _made_by(kind) and id(function) not in self.called:
+                for key in _made_by(kind):
+                    self._unseen(key, f"is returned by {function.name.value}(), which this file does not call")
+
+    def _all_functions(self) -> Iterator[cst.FunctionDef]:
+        """The functions and methods of the file not nested in a function (those are read in place, where
+        the names of the function around them are known)."""
+        stack: List[cst.CSTNode] = list(self.ctx.module.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.FunctionDef):
+                yield node
+            elif isinstance(node, cst.ClassDef):
+                stack.extend(_body(node))
+            elif isinstance(node, cst.BaseCompoundStatement):
+                stack.extend(_inner(node))
+
+    def _making(self, functions: List[cst.FunctionDef]) -> List[cst.FunctionDef]:
+        """The functions with a reduction in their own code: only they can return one (one level: a
+        function returning what another one returns is not followed)."""
+        parents = self.ctx.resolver.parents
+        inside = set()
+        for key in self.producers:
+            while key:
+                inside.add(key)
+                key = parents.get(key, 0)
+        return [f for f in functions if id(f) in inside]
+
+    def _returned(self, function: cst.FunctionDef) -> Kind:
+        """What the function returns, when every `return` gives the same kind of value."""
+        found: List[Kind] = []
+        self._block(function.body, {}, function, found)
+        return found[0] if found and all(k == found[0] for k in found) else None
+
+    # -- statements ----------------------------------------------------------------------------------
+    def _block(self, body, env: Env, function: Optional[cst.FunctionDef], returns: Optional[List[Kind]] = None) -> Env:
+        for stmt in _statements(body):
+            env = self._statement(stmt, env, function, returns)
+        return env
+
+    def _statement(self, stmt: cst.CSTNode, env: Env, function, returns) -> Env:
+        if isinstance(stmt, cst.FunctionDef) and function is not None:  # a closure sees the names around it
+            inner = {name: kind for name, kind in env.items() if name not in _parameters(stmt)}
+            self._block(stmt.body, inner, stmt)
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            env = dict(env)
+            env.pop(stmt.name.value, None)
+            return env
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                env = self._small(small, env, returns)
+            return env
+        if isinstance(stmt, (cst.For, cst.While)):
+            self._reads(stmt.iter if isinstance(stmt, cst.For) else stmt.test, env)
+            start = dict(env)
+            if isinstance(stmt, cst.For):
+                _bind(start, stmt.target, None)
+            once = self._block(stmt.body, dict(start), function, returns)
+            if _join(start, once) != start:  # a name changed what it holds: what a second pass sees
+                once = _join(once, self._block(stmt.body, _join(start, once), function, returns))
+            after = _join(env, once)
+            if stmt.orelse is not None:
+                after = self._block(stmt.orelse.body, after, function, returns)
+            return after
+        if isinstance(stmt, cst.If):
+            self._reads(stmt.test, env)
+            then = self._block(stmt.body, dict(env), function, returns)
+            other = self._statement(stmt.orelse, dict(env), function, returns) if isinstance(stmt.orelse, cst.If) \
+                else self._block(stmt.orelse.body, dict(env), function, returns) if stmt.orelse is not None else env
+            return _join(then, other)
+        if isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self._reads(item.item, env)
+            return self._block(stmt.body, env, function, returns)
+        if isinstance(stmt, cst.Try):
+            body = self._block(stmt.body, dict(env), function, returns)
+            merged = _join(env, body)
+            for handler in stmt.handlers:
+                merged = _join(merged, self._block(handler.body, dict(merged), function, returns))
+            if stmt.orelse is not None:
+                merged = _join(merged, self._block(stmt.orelse.body, dict(body), function, returns))
+            if stmt.finalbody is not None:
+                merged = self._block(stmt.finalbody.body, merged, function, returns)
+            return merged
+        return {}  # a statement this reading does not follow: nothing is known after it
+
+    def _small(self, small: cst.BaseSmallStatement, env: Env, returns: Optional[List[Kind]]) -> Env:
+        env = dict(env)
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+            [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else \
+            [t.target for t in small.targets] if isinstance(small, cst.Del) else []  # type: ignore[attr-defined]
+        for target in targets:
+            for node in _expressions(target):
+                if isinstance(node, cst.Subscript):
+                    self.stores.add(id(node))
+        if isinstance(small, cst.Assign):
+            value = self._kind(small.value, env)
+            for target in small.targets:
+                self._store(target.target, value, env)
+            return env
+        if isinstance(small, cst.AugAssign):
+            value = self._binary(self._kind(small.target, env), self._kind(small.value, env), small.target, small.value)
+            self._store(small.target, value, env)
+            return env
+        if isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self._store(small.target, self._kind(small.value, env), env)
+            return env
+        if isinstance(small, cst.Return):
+            kind = self._kind(small.value, env) if small.value is not None else None
+            if returns is not None:
+                returns.append(kind)
+            return env
+        if isinstance(small, cst.Expr):
+            self._kind(small.value, env)
+            return env
+        if isinstance(small, (cst.Global, cst.Nonlocal)):
+            for name in small.names:
+                env.pop(name.name.value, None)
+            return env
+        self._reads(small, env)
+        return env
+
+    def _store(self, target: cst.BaseExpression, value: Kind, env: Env) -> None:
+        if isinstance(target, (cst.Attribute, cst.Subscript)):
+            self._reads(target, env)  # `a[b[0]] = v` reads b[0] (the store itself is in self.stores)
+            if self.recording and _made_by(value):
+                for key in _made_by(value):
+                    self._unseen(key, "is stored on an object")
+            return
+        _bind(env, target, value)
+
+    # -- expressions -----------------------------------------------------------------------------------
+    def _reads(self, node: Optional[cst.CSTNode], env: Env) -> None:
+        """Look at every expression in `node` for reads to rewrite (values are not kept)."""
+        if node is not None and self.recording:
+            for child in _expressions(node):
+                if isinstance(child, cst.Subscript):
+                    self._read(child, env)
+                elif isinstance(child, cst.Call):
+                    self._callee(child, env)
+
+    def _kind(self, node: cst.BaseExpression, env: Env) -> Kind:
+        if self.recording:
+            self._reads(node, env)
+        return self._value(node, env)
+
+    def _value(self, node: cst.BaseExpression, env: Env) -> Kind:
+        if isinstance(node, cst.Name):
+            return env.get(node.value)
+        if isinstance(node, cst.Call):
+            return self._call(node, env)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _OPERATORS):
+            return self._binary(self._value(node.left, env), self._value(node.right, env), node.left, node.right)
+        if isinstance(node, cst.UnaryOperation):
+            return _as_value(self._value(node.expression, env))
+        if isinstance(node, cst.Subscript):
+            position = _index(node)
+            held = self._value(node.value, env)
+            if isinstance(held, Fetched) and position is not None:
+                return dict(held.items).get(position)
+            if isinstance(held, Several) and position is not None and position < len(held.items):
+                return held.items[position]
+            return None
+        if isinstance(node, cst.Tuple):
+            return Several(tuple(self._value(e.value, env) for e in node.elements))
         return None
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "fetch_list":
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return positional[2].value if len(positional) > 2 else None
+
+    def _binary(self, left: Kind, right: Kind, left_node, right_node) -> Kind:
+        """A [1] value with numbers, or with another [1] value, stays one (broadcasting a [1] against a
+        bigger array gives the same shape in both versions, so its reads need nothing)."""
+        kinds = [k for k in (left, right) if isinstance(k, (Tensor, Array))]
+        if not kinds:
+            return None
+        others = [n for n, k in ((left_node, left), (right_node, right)) if not isinstance(k, (Tensor, Array))]
+        if any(not _scalar_like(n) for n in others):
+            return None
+        made_by = frozenset().union(*(k.made_by for k in kinds))
+        return Array(made_by) if any(isinstance(k, Array) for k in kinds) else Tensor(made_by)
+
+    def _call(self, call: cst.Call, env: Env) -> Kind:
+        func = call.func
+        if id(func) in self.producers:
+            return Tensor(frozenset([id(call)]))
+        if isinstance(func, cst.Attribute):
+            held = self._value(func.value, env)
+            name = func.attr.value
+            if name == "numpy" and not call.args and isinstance(held, Tensor):
+                return Array(held.made_by)
+            if name == "astype" and isinstance(held, Array):
+                return held
+            if name == "run" and not isinstance(held, Instance):
+                fetched = self._fetched(call, env)
+                if fetched is not None:
+                    return fetched
+            if isinstance(held, Instance):
+                return self._method(held.cls, name)
+            chain = dotted(func) or ""
+            if chain.split(".")[0] in ("np", "numpy") and chain.rsplit(".", 1)[-1] in _ELEMENTWISE and call.args:
+                return _as_value(self._value(call.args[0].value, env))
+            return None
+        if isinstance(func, cst.Name):
+            held = env.get(func.value)
+            if isinstance(held, Instance):
+                return self._method(held.cls, "forward")
+            if func.value in self.classes:
+                return Instance(self.classes[func.value])
+            function = self.functions.get(func.value)
+            if function is not None:
+                self.called.add(id(function))
+                return self.returns.get(id(function))
+        return None
+
+    def _callee(self, call: cst.Call, env: Env) -> None:
+        """Note the file's functions that are called (for `_unseen`), wherever the call is."""
+        if isinstance(call.func, cst.Name) and call.func.value in self.functions:
+            self.called.add(id(self.functions[call.func.value]))
+        elif isinstance(call.func, cst.Name) and isinstance(env.get(call.func.value), Instance):
+            self._method(env[call.func.value].cls, "forward")  # type: ignore[union-attr]
+
+    def _method(self, cls: cst.ClassDef, name: str) -> Kind:
+        for stmt in _body(cls):
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+                self.called.add(id(stmt))
+                kind = self.returns.get(id(stmt))
+                return kind
+        return None
+
+    def _fetched(self, call: cst.Call, env: Env) -> Optional[Fetched]:
+        fetch = _fetch_list(call)
+        if not isinstance(fetch, (cst.List, cst.Tuple)):
+            return None
+        items = []
+        for i, element in enumerate(fetch.elements):
+            value = element.value
+            if isinstance(value, cst.Attribute) and value.attr.value == "name":
+                value = value.value
+            held = self._value(value, env) if not isinstance(element, cst.StarredElement) else None
+            if isinstance(held, Tensor):
+                items.append((i, Array(held.made_by)))
+        return Fetched(tuple(items)) if items else None
+
+    # -- reads -----------------------------------------------------------------------------------------
+    def _read(self, node: cst.Subscript, env: Env) -> None:
+        """`x[0]` of a value that was [1] in 1.8: `x.item()` (`t.numpy()[0]`: `t.item()`)."""
+        if not self.recording or id(node) in self.planned or id(node) in self.stores or _index(node) != 0:
+            return
+        inner = node.value
+        if isinstance(inner, cst.Call) and not inner.args and isinstance(inner.func, cst.Attribute) \
+                and inner.func.attr.value == "numpy":
+            held = self._value(inner.func.value, env)
+            receiver_of = _receiver_of_numpy
+            if not isinstance(held, Tensor):
+                return
+        else:
+            held = self._value(inner, env)
+            receiver_of = _same
+            if not isinstance(held, Array):  # a tensor's [0] is a tensor in 1.8 too: left as it is
+                return
+        self.planned.add(id(node))
+        ctx, made_by = self.ctx, held.made_by
+        self.ctx.replace(node, lambda updated: _scalar(ctx, made_by, updated, receiver_of))
+
+    def _unseen(self, key: int, how: str) -> None:
+        self.ctx.memo.setdefault(_UNSEEN, {}).setdefault(key, how)  # type: ignore[union-attr]
 
 
-def _fetched_at(call: cst.BaseExpression, name: str) -> Set[int]:
-    """The positions in an `Executor.run` call's fetch list that fetch `name` (or `name.name`)."""
-    if not isinstance(call, cst.Call):
-        return set()
-    fetch = _fetch_list(call)
-    if not isinstance(fetch, (cst.List, cst.Tuple)):
-        return set()
-    found = set()
-    for i, element in enumerate(fetch.elements):
-        value = element.value
-        if isinstance(value, cst.Attribute) and value.attr.value == "name":
-            value = value.value
-        if isinstance(value, cst.Name) and value.value == name and not isinstance(element, cst.StarredElement):
-            found.add(i)
-    return found
+def _scalar(ctx: Context, made_by: FrozenSet[int], updated: cst.Subscript, receiver_of) -> cst.BaseExpression:
+    if not _converted(ctx, made_by):
+        return updated
+    return cst.Call(func=cst.Attribute(value=receiver_of(updated.value), attr=cst.Name("item")))
 
 
-def _fetch_targets(scope: Scope, stmt: cst.CSTNode, name: str, arrays: Set[str],
-                   fetched: Dict[str, Set[int]]) -> None:
-    """Names bound (once) to what `Executor.run` fetched for `name`: the 0-D array itself (`arrays`),
-    or the list of fetched values with the positions that hold it (`fetched`)."""
-    unpacked = assigned_targets(stmt)
-    if unpacked is not None:
-        targets, value = unpacked
-        for i in _fetched_at(value, name):
-            if i < len(targets) and targets[i] is not None and bound_once(scope, targets[i]):  # type: ignore[arg-type]
-                arrays.add(targets[i])  # type: ignore[arg-type]
-        return
-    single = assigned_name(stmt)
-    if single is None or not bound_once(scope, single[0]):
-        return
-    target, value = single
-    positions = _fetched_at(value, name)
-    if positions:
-        fetched[target] = positions
-    elif isinstance(value, cst.Subscript) and _index(value) in _fetched_at(value.value, name):
-        arrays.add(target)
+def _receiver_of_numpy(inner: cst.Call) -> cst.BaseExpression:
+    return inner.func.value  # type: ignore[union-attr]
+
+
+def _same(inner: cst.BaseExpression) -> cst.BaseExpression:
+    return inner
+
+
+# -- small helpers -------------------------------------------------------------------------------------
+
+def _parameters(function: cst.FunctionDef) -> set:
+    params = function.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    names.update(p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))
+    return names
+
+
+def _made_by(kind: Kind) -> FrozenSet[int]:
+    if isinstance(kind, (Tensor, Array)):
+        return kind.made_by
+    if isinstance(kind, Several):
+        return frozenset().union(*(_made_by(k) for k in kind.items))
+    if isinstance(kind, Fetched):
+        return frozenset().union(*(a.made_by for _, a in kind.items))
+    return frozenset()
+
+
+def _as_value(kind: Kind) -> Kind:
+    """What an elementwise function or a sign gives: the same [1]-ness (a tensor stays a tensor)."""
+    return kind if isinstance(kind, (Tensor, Array)) else None
+
+
+def _scalar_like(node: cst.BaseExpression) -> bool:
+    """A number, or a name or expression that is not a bigger array as far as this reading goes: a
+    literal, a name, an attribute, a call (`len(x)`, `float(v)`), arithmetic of those."""
+    return not isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp))
+
+
+def _bind(env: Env, target: cst.BaseExpression, value: Kind) -> None:
+    if isinstance(target, cst.Name):
+        if value is None:
+            env.pop(target.value, None)
+        else:
+            env[target.value] = value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        items: Sequence[Kind] = ()
+        if isinstance(value, Several):
+            items = value.items
+        elif isinstance(value, Fetched):
+            positions = dict(value.items)
+            items = tuple(positions.get(i) for i in range(len(target.elements)))
+        for i, element in enumerate(target.elements):
+            if isinstance(element, cst.StarredElement):
+                _bind(env, element.value, None)
+            else:
+                _bind(env, element.value, items[i] if i < len(items) else None)
+
+
+def _join(a: Env, b: Env) -> Env:
+    """What a name holds after two ways through: the same on both, or a [1] value and nothing else known
+    about the other way (an accumulator that started as `0.0`)."""
+    out: Env = {}
+    for name in set(a) | set(b):
+        x, y = a.get(name), b.get(name)
+        if x == y:
+            out[name] = x
+        elif x is None or y is None:
+            kept = x if x is not None else y
+            if isinstance(kept, (Tensor, Array)):
+                out[name] = kept
+        elif isinstance(x, (Tensor, Array)) and type(x) is type(y):
+            out[name] = type(x)(x.made_by | y.made_by)  # type: ignore[union-attr]
+    return out
 
 
 def _index(node: cst.Subscript) -> Optional[int]:
@@ -166,54 +500,48 @@ def _index(node: cst.Subscript) -> Optional[int]:
     return int(value.value) if isinstance(value, cst.Integer) and value.value.isdigit() else None
 
 
-def _plan_read(ctx: Context, call: cst.Call, node: cst.CSTNode, name: str, arrays: Set[str],
-               fetched: Dict[str, Set[int]]) -> None:
-    """Register `node` for rewriting when it reads `name`'s value as shape [1]: `x[0]` of it."""
-    if not isinstance(node, cst.Subscript) or _index(node) != 0:
-        return
-    inner = node.value
-    reads, scalar_of = False, "array"
-    if isinstance(inner, cst.Call) and not inner.args and isinstance(inner.func, cst.Attribute) \
-            and inner.func.attr.value == "numpy" and isinstance(inner.func.value, cst.Name):
-        reads, scalar_of = inner.func.value.value == name, "numpy"  # name.numpy()[0]
-    elif isinstance(inner, cst.Name):
-        reads = inner.value in arrays  # a[0], a fetched 0-D array
-    elif isinstance(inner, cst.Subscript):
-        position = _index(inner)
-        holder = inner.value
-        reads = position is not None and (
-            (isinstance(holder, cst.Name) and position in fetched.get(holder.value, ()))
-            or position in _fetched_at(holder, name))  # out[i][0], exe.run(...)[i][0]
-    if reads:
-        ctx.replace(node, lambda updated: _scalar(ctx, call, updated, scalar_of))
+def _fetch_list(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The `fetch_list` of an `Executor.run(program, feed, fetch_list, ...)` call, else None."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "fetch_list":
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[2].value if len(positional) > 2 else None
 
 
-def _scalar(ctx: Context, call: cst.Call, updated: cst.Subscript, kind: str) -> cst.BaseExpression:
-    if not _is_zero_d(ctx, call):
-        return updated
-    inner = updated.value
-    receiver = inner.func.value if kind == "numpy" else inner  # type: ignore[union-attr]
-    if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) \
-            and receiver.func.attr.value == "numpy":  # the read of a reduction made on the spot
-        receiver = receiver.func.value
-    return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("item")))
+def _statements(body) -> List[cst.BaseStatement]:
+    if isinstance(body, (list, tuple)):
+        return list(body)
+    if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        return list(body.body)
+    return []
 
 
-def _unseen(node: cst.CSTNode, name: str, arrays: Set[str]) -> Optional[str]:
-    """How `node` lets `name`'s value be read where this analysis does not look, or None: returned,
-    yielded or stored on an object, or its shape read (`[1]` in 1.8, `()` in 2.x)."""
-    if isinstance(node, cst.Attribute) and node.attr.value == "shape" and isinstance(node.value, cst.Name) \
-            and (node.value.value == name or node.value.value in arrays):
-        return "its shape is read here"
-    return "leaves this function" if _escapes(node, name) else None
+def _body(node: cst.CSTNode) -> List[cst.BaseStatement]:
+    return _statements(getattr(node, "body", None))
 
 
-def _escapes(node: cst.CSTNode, name: str) -> bool:
-    value = None
-    if isinstance(node, (cst.Return, cst.Yield)):
-        value = node.value
-    elif isinstance(node, cst.Assign) and all(isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in node.targets):
-        value = node.value
-    if isinstance(value, (cst.Tuple, cst.List)):
-        return any(isinstance(e.value, cst.Name) and e.value.value == name for e in value.elements)
-    return isinstance(value, cst.Name) and value.value == name
+def _inner(stmt: cst.BaseCompoundStatement) -> List[cst.BaseStatement]:
+    out = list(_body(stmt))
+    for handler in getattr(stmt, "handlers", ()):
+        out.extend(_body(handler))
+    orelse = getattr(stmt, "orelse", None)
+    if isinstance(orelse, cst.If):
+        out.append(orelse)
+    elif orelse is not None:
+        out.extend(_body(orelse))
+    final = getattr(stmt, "finalbody", None)
+    if final is not None:
+        out.extend(_body(final))
+    return out
+
+
+def _expressions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes in `node`, not entering nested functions, classes or lambdas."""
+    from refactors.scopes import children
+
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(c for c in children(current) if not isinstance(c, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))

@@ -55,10 +55,6 @@ KNOWN_GAPS = {
                                 "piecewise_decay (minimize is called on run()'s parameter, so nothing calls "
                                 "scheduler.step()); run anyway, the rate never decays (eval_epoch1 loss 1.71033 "
                                 "vs 1.72741): item 4",
-    "ptb_lm_dygraph": "IndexError ('invalid index to scalar variable') at ppl[0]: the loss PtbModel.forward "
-                      "returns is now 0-D, read by the caller as out_loss = dy_loss.numpy(), summed into "
-                      "total_loss, ppl = np.exp(total_loss / iters); the read escapes forward's scope and is not "
-                      "reported: item 6",
     "resnet_clone_static": "leaves a TODO on the static piecewise_decay (advanced by every Executor.run in 1.8; "
                            "nothing steps the scheduler); run anyway, train_loss[3] is 1.06951 vs 1.08414",
     "transformer_resume_dygraph": "leaves fluid.io.DataLoader.from_generator (no 2.x equivalent), a TODO on "
@@ -69,9 +65,6 @@ KNOWN_GAPS = {
     "warmup_cond_static": "leaves learning_rate_scheduler._decay_step_counter (no 2.x equivalent); run anyway, "
                           "paddle.optimizer.Adam(learning_rate=<Variable from layers.cond>) raises TypeError "
                           "('learning rate should be float or LRScheduler'), which 2.0 accepted in static mode",
-    "word2vec_dygraph": "IndexError ('too many indices for array: array is 0-dimensional') at loss.numpy()[0]: "
-                        "the reduce_mean that SkipGram.forward returns is now 0-D, and the caller's read escapes "
-                        "forward's scope without a report: item 6",
 }
 
 

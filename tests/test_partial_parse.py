@@ -24,7 +24,8 @@ CASES = sorted((FIXTURES / "partial_parse").glob("*.in.py"))
 PARSES = {
     "act_reads_cold_methods": [False],  # nothing left out: the class says `act`
     "state_dict_assigned_in_cold_part": [True, False],  # a part left out is needed after all
-    "stdlib_binding_in_cold_part": [True, False],  # `layer.set_dict`: what `layer` holds may be anywhere
+    "stdlib_binding_in_cold_part": [True, False],
+    "decay_minimize_in_loop": [True, False],  # a part left out returns: what leaves the function is followed  # `layer.set_dict`: what `layer` holds may be anywhere
 }
 
 
