@@ -40,9 +40,6 @@ def test_parse_output_reads_keys_and_numbers():
 # program does when run anyway (through its `import runtime_shim.coexist` line), and the item of
 # issue 11 it needs. What the upgrade leaves must be marked TODO and run through the coexistence line.
 KNOWN_GAPS = {
-    "decode_while_loop_static": "leaves layers.increment(in_place=False) in the while_loop body (needs-review); "
-                                "run anyway, the shim raises LegacyArgumentError for in_place=False "
-                                "(test_shim_legacy.SHIM_GAPS)",
     "dssm_inference_static": "leaves fluid.io.save_inference_model / load_inference_model (no 2.x equivalent); "
                              "run anyway, cos_sim upgraded to paddle.nn.functional.normalize fails in 3.3.1's "
                              "legacy-IR static graph (UnboundLocalError: 'ret' in nn/functional/norm.py): item 3 "
