@@ -65,6 +65,8 @@ def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpressi
             return node
     node = apply_changes(ctx, entry, node)
     for name, warning in entry.args_warning.items():
-        if call_args.get(node, name) is not None:
+        arg = call_args.get(node, name)
+        param = entry.param(name)
+        if arg is not None and not same_literal(arg.value, param.default if param else None, ctx):
             ctx.report(site, "arg-warning", "warning", f"{entry.name}({name}=...): {warning}", False)
     return node
