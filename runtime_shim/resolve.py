@@ -266,7 +266,7 @@ def _short(name: str) -> str:
 def generic_function(entry: ApiEntry, target: Callable[..., Any]) -> Callable[..., Any]:
     """A function with the 1.8 signature that calls the 2.x `target` with translated arguments."""
     translate = CallTranslator(entry)
-    call_target = static_ops.compat(target, entry.update_to)
+    call_target = static_ops.compat(target)
 
     def legacy_call(*args: Any, **kwargs: Any) -> Any:
         legacy_api_used(entry.name, entry.update_to, entry.warning)

@@ -212,3 +212,24 @@ def test_enable_static_builds_legacy_programs_that_2x_functions_accept(tmp_path)
         print("z:", value.tolist())
     """, tmp_path)
     assert "z: [[5.0, 2.0], [0.5, 1.25]]" in out  # max(x, x @ x.T)
+
+
+def test_uninstall_gives_back_every_function_the_shim_served(tmp_path):
+    out = run("""
+        import paddle
+        from paddle import _C_ops
+        from paddle.base.framework import Variable
+        before = (paddle.sum, paddle.tensor.math.sum, _C_ops.sum, Variable.sum, Variable.__abs__,
+                  paddle.nn.functional.normalize, paddle.utils.run_check)
+        import runtime_shim
+        runtime_shim.install()
+        served = (paddle.sum, paddle.tensor.math.sum, _C_ops.sum, Variable.sum, Variable.__abs__,
+                  paddle.nn.functional.normalize, paddle.utils.run_check)
+        runtime_shim.uninstall()
+        after = (paddle.sum, paddle.tensor.math.sum, _C_ops.sum, Variable.sum, Variable.__abs__,
+                 paddle.nn.functional.normalize, paddle.utils.run_check)
+        print("served:", all(s is not b for s, b in zip(served, before)))
+        print("restored:", all(a is b for a, b in zip(after, before)))
+    """, tmp_path)
+    assert "served: True" in out
+    assert "restored: True" in out
