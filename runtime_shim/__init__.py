@@ -49,7 +49,7 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
     `warnings` overrides `PADDLE_SHIM_WARNINGS` ("once", "off" or "error"); `strict=True` is
     `warnings="error"`. Calling it again is harmless.
     """
-    from runtime_shim import finder, mode, static_ops
+    from runtime_shim import finder, mode, static_ops, tensor_methods
     from runtime_shim import warnings as shim_warnings
 
     if finder.real_fluid_exists():
@@ -64,6 +64,8 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
     _activate(legacy_mode=True)
     mode.select_legacy_ir()  # paddle was imported before install(): switch it now
     static_ops.serve_2x_functions()  # converted code beside legacy code (a half-upgraded project)
+    tensor_methods.serve()  # numpy() results read as scalars under NumPy 2; backward(backward_strategy)
+    mode.serve_tracer_modes()  # Layer.eval() stops gradients everywhere, as in 1.8
     if "paddle.fluid" in sys.modules:  # served names-only until now: 1.x's default mode from here on
         mode.static_by_default()
     return True
@@ -123,7 +125,7 @@ def enable_static() -> None:
 def uninstall() -> None:
     """Remove the finder and every module it served; restore the static IR choice."""
     global _finder
-    from runtime_shim import finder, mode, resolve, static_ops
+    from runtime_shim import finder, mode, resolve, static_ops, tensor_methods
     from runtime_shim import warnings as shim_warnings
 
     if _finder is not None and _finder in sys.meta_path:
@@ -141,6 +143,8 @@ def uninstall() -> None:
     mode.restore_mode()
     mode.restore_ir()
     static_ops.restore_2x_functions()
+    tensor_methods.restore()
+    mode.restore_tracer_modes()
     resolve.default_resolver.cache_clear()  # served objects were built for the legacy IR
     shim_warnings.set_policy(None)
 

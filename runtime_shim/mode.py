@@ -133,13 +133,18 @@ def guard(place: Any = None) -> Iterator[None]:
     parameter names and its optimizer state resumes, api_mapping/SEMANTICS.md 33) and the place.
     """
     global _guard_depth
+    from paddle.base import core
     from paddle.base.dygraph.base import guard as base_guard
 
     _guard_depth += 1
+    # 1.8's new tracer started in train mode; Paddle 3's gradient switch is process-wide (SEMANTICS.md 41).
+    recording = core._has_grad()
+    core._set_has_grad(True)
     try:
         with base_guard(place):
             yield
     finally:
+        core._set_has_grad(recording)
         _guard_depth -= 1
 
 
@@ -161,6 +166,41 @@ def disable_dygraph() -> None:
         _call(STATIC_ON)
 
 
+_tracer_modes: Optional[Any] = None  # (train_mode, eval_mode) of 3.3.1's Tracer, while replaced
+
+
+def serve_tracer_modes() -> None:
+    """1.8's tracer modes (SEMANTICS.md 41): `Layer.eval()` (which calls `Tracer.eval_mode()`) stops every
+    operator from recording gradients until a `Layer.train()`, as 1.8's tracer did when not in train
+    mode. 3.3.1's tracer records gradients unless `_has_grad` is off, whatever its mode; `no_grad()`
+    saves and restores `_has_grad`, as 1.8's saved and restored the train mode."""
+    global _tracer_modes
+    from paddle.base.dygraph.tracer import Tracer
+
+    if _tracer_modes is not None:
+        return
+    _tracer_modes = (Tracer.train_mode, Tracer.eval_mode)
+
+    def train_mode(self: Any) -> None:
+        self._train_mode = True
+        self._has_grad = True
+
+    def eval_mode(self: Any) -> None:
+        self._train_mode = False
+        self._has_grad = False
+
+    Tracer.train_mode, Tracer.eval_mode = train_mode, eval_mode
+
+
+def restore_tracer_modes() -> None:
+    global _tracer_modes
+    if _tracer_modes is not None:
+        from paddle.base.dygraph.tracer import Tracer
+
+        Tracer.train_mode, Tracer.eval_mode = _tracer_modes
+        _tracer_modes = None
+
+
 def dygraph_enabled() -> bool:
     """`fluid.dygraph.enabled()` / `fluid.in_dygraph_mode()`."""
     return in_dygraph()
@@ -168,5 +208,6 @@ def dygraph_enabled() -> bool:
 
 __all__ = [
     "DYNAMIC_ON", "STATIC_ON", "disable_dygraph", "dygraph_enabled", "enable_dygraph", "guard",
-    "in_dygraph", "in_legacy_static", "restore_ir", "restore_mode", "select_legacy_ir", "static_by_default",
+    "in_dygraph", "in_legacy_static", "restore_ir", "restore_mode", "restore_tracer_modes", "select_legacy_ir",
+    "serve_tracer_modes", "static_by_default",
 ]

@@ -281,22 +281,38 @@ def generic_class(entry: ApiEntry, target: type) -> type:
     """The 2.x class itself when a 1.8 call means the same, else a subclass taking 1.8 arguments."""
     if not entry.args_change and _same_positional_order(entry, target):
         return target
+    return legacy_subclass(entry, target)
+
+
+def legacy_subclass(entry: ApiEntry, target: type, members: Optional[Mapping[str, Any]] = None,
+                    attributes: Optional[Callable[[Dict[str, Any]], Mapping[str, Any]]] = None,
+                    doc: str = "") -> type:
+    """The served class for 1.8 class `entry`: a subclass of the 2.x class `target` whose constructor takes
+    the 1.8 arguments (translated by the table's `args_change`), reports the use once, and carries `members`.
+
+    `attributes(bound)` may take 1.8-only arguments out of the bound 1.8 arguments (e.g. `act`); it returns
+    the attributes to set on the instance once the 2.x constructor ran.
+    """
     translate = CallTranslator(entry)
     name = entry.name
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if reporting_class(self) is cls:
             legacy_api_used(name, entry.update_to, entry.warning)
-        kw, extra = translate(args, kwargs)
-        target.__init__(self, *extra, **kw)
+        bound, extra = translate.bind(args, kwargs)
+        later = attributes(bound) if attributes is not None else {}
+        target.__init__(self, *extra, **translate.translate(bound))
+        for attr, value in later.items():
+            setattr(self, attr, value)
 
     if entry.args_list is not None:
         __init__.__signature__ = legacy_signature(  # type: ignore[attr-defined]
             (Param("self"),) + tuple(entry.args_list))
     cls = type(_short(name), (target,), {
+        **(members or {}),
         "__init__": __init__,
         "__module__": _module_of(name),
-        "__doc__": f"Paddle 1.8 `{name}` served by runtime_shim on top of `{entry.update_to}`.",
+        "__doc__": f"Paddle 1.8 `{name}` served by runtime_shim on top of `{entry.update_to}`{doc}.",
         "__legacy_name__": name,
     })
     cls.__qualname__ = _short(name)

@@ -44,6 +44,26 @@ def append_op(op_type: str, inputs: Mapping[str, Any], attrs: Optional[Mapping[s
     return values[0] if len(values) == 1 else tuple(values)
 
 
+def run_op(op_type: str, inputs: Mapping[str, Any], attrs: Optional[Mapping[str, Any]] = None,
+           outputs: Sequence[str] = ("Out",), dtype: Any = None) -> Any:
+    """One legacy operator that Paddle 3.3.1 still registers, with its 1.8 inputs and attributes: appended
+    to the legacy-IR program being built, or run eagerly in dygraph (`paddle._legacy_C_ops`)."""
+    if in_legacy_static():
+        return append_op(op_type, inputs, attrs, outputs, dtype)
+    import paddle
+    from paddle.base.framework import OpProtoHolder
+
+    proto = OpProtoHolder.instance().get_op_proto(op_type)
+    args: List[Any] = [inputs.get(slot.name) for slot in proto.inputs]
+    for name, value in (attrs or {}).items():
+        args += [name, value]
+    result = getattr(paddle._legacy_C_ops, op_type)(*args)
+    produced = result if isinstance(result, (tuple, list)) else (result,)
+    by_slot = dict(zip((slot.name for slot in proto.outputs), produced))
+    values = [by_slot[slot] for slot in outputs]
+    return values[0] if len(values) == 1 else tuple(values)
+
+
 # 2.x functions that leave static mode behind them; 1.x code (and the upgrade of it) expects it kept.
 KEEP_STATIC = ("paddle.utils.run_check",)
 

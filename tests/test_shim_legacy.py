@@ -1,4 +1,8 @@
-"""The legacy programs in `fixtures/legacy/` run unmodified under the runtime shim on the installed Paddle.
+"""The legacy programs in `fixtures/legacy/` and `fixtures/shim/` run unmodified under the runtime shim.
+
+`fixtures/legacy/` holds the programs the upgrader is checked on too; `fixtures/shim/` those that check
+what only the shim does (NumPy 2 readings of shape-[1] results, APIs the upgrade leaves as no-equivalent,
+static control flow on the legacy IR, 1.8.5 behaviours such as a global eval mode).
 
 Each program is run as `python -m runtime_shim <program>.py` (or `<program>/main.py`) in a subprocess
 (the way a user runs a 1.x script today), and the `key: v1 v2 ...` lines it prints are compared with the
@@ -15,8 +19,11 @@ from pathlib import Path
 import pytest
 
 from legacy_programs import PROGRAMS, ROOT, assert_matches_1_8, entry_script, golden, program_name, program_params
+from tools.fixture_programs import find_programs
 
 pytestmark = pytest.mark.paddle
+
+SHIM_PROGRAMS = find_programs(ROOT / "fixtures" / "shim")
 
 
 def run_under_shim(script: Path, tmp_path: Path) -> subprocess.CompletedProcess:
@@ -28,8 +35,8 @@ def run_under_shim(script: Path, tmp_path: Path) -> subprocess.CompletedProcess:
 
 
 def test_there_are_enough_programs() -> None:
-    assert len(PROGRAMS) >= 8
-    for program in PROGRAMS:
+    assert len(PROGRAMS) >= 8 and len(SHIM_PROGRAMS) >= 8
+    for program in PROGRAMS + SHIM_PROGRAMS:
         assert golden(program), f"no golden output for {program_name(program)}"
 
 
@@ -56,3 +63,8 @@ def test_legacy_program_runs_unmodified_under_shim(program: Path, tmp_path: Path
     assert result.returncode == 0, f"{program_name(program)} failed under the shim:\n{result.stderr[-4000:]}"
     assert_matches_1_8(program, result.stdout)
     assert "LegacyApiWarning" in result.stderr, "the shim should have named the legacy APIs it served"
+
+
+@pytest.mark.parametrize("program", SHIM_PROGRAMS, ids=[program_name(p) for p in SHIM_PROGRAMS])
+def test_shim_program_runs_unmodified_under_shim(program: Path, tmp_path: Path) -> None:
+    test_legacy_program_runs_unmodified_under_shim(program, tmp_path)

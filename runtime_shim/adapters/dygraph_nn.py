@@ -7,12 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Tuple
 
-from api_mapping import Param
-
 from runtime_shim.adapters import adapter, for_transformer
 from runtime_shim.adapters.layers import apply_act, dropout_mode, pool
-from runtime_shim.resolve import CallTranslator, import_dotted, legacy_signature
-from runtime_shim.warnings import legacy_api_used, reporting_class
+from runtime_shim.resolve import import_dotted, legacy_subclass
 
 
 def _nn() -> Any:
@@ -29,29 +26,13 @@ def _nn() -> Any:
 def layer_act(entry: Any, generic: Any) -> type:
     """A subclass of the 2.x layer: the table's argument changes, then `act` applied in `forward`."""
     target = import_dotted(entry.update_to)
-    translator = CallTranslator(entry)
-    name = entry.name
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if reporting_class(self) is cls:
-            legacy_api_used(name, entry.update_to, entry.warning)
-        bound, extra = translator.bind(args, kwargs)
-        act = bound.pop("act", None)
-        target.__init__(self, *extra, **translator.translate(bound))
-        self._legacy_act = act
 
     def forward(self: Any, *inputs: Any, **kwargs: Any) -> Any:
         return apply_act(target.forward(self, *inputs, **kwargs), self._legacy_act)
 
-    if entry.args_list is not None:
-        __init__.__signature__ = legacy_signature((Param("self"),) + tuple(entry.args_list))  # type: ignore
-    short = name.rsplit(".", 1)[-1]
-    cls = type(short, (target,), {
-        "__init__": __init__, "forward": forward, "__module__": name.rsplit(".", 1)[0],
-        "__legacy_name__": name,
-        "__doc__": f"Paddle 1.8 `{name}` on top of `{entry.update_to}`, with `act` applied in forward.",
-    })
-    return cls
+    return legacy_subclass(entry, target, members={"forward": forward},
+                           attributes=lambda bound: {"_legacy_act": bound.pop("act", None)},
+                           doc=", with `act` applied in forward")
 
 
 # ------------------------------------------------------------------------------------------------

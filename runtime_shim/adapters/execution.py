@@ -66,3 +66,13 @@ class ParallelEnv(_parallel_env()):
         return getattr(self, "_device_id", int(os.getenv("FLAGS_selected_gpus", "0").split(",")[0]))
 
     dev_id = device_id
+
+
+@adapter("paddle.fluid.dygraph.BackwardStrategy", "paddle.set_flags({'FLAGS_sort_sum_gradient': ...}) and "
+         "loss.backward()")
+class BackwardStrategy:
+    """1.8 `dygraph.BackwardStrategy`: its one option, `sort_sum_gradient`, is read by `loss.backward(strategy)`
+    (`runtime_shim.tensor_methods`) as Paddle 3's `FLAGS_sort_sum_gradient`."""
+
+    def __init__(self) -> None:
+        self.sort_sum_gradient = False

@@ -1,43 +1,56 @@
-"""1.8 helpers that 2.0 did not make public but Paddle 3 still carries, with the same behaviour.
+"""1.8 objects that 2.0 did not make public but Paddle 3 still carries, with the same signature and behaviour.
 
 The table marks them "no 2.x equivalent" (true for the 2.0 API the upgrader targets); the shim runs on
-Paddle 3.3.1, where they exist under another module, so legacy code that imports them keeps working.
+Paddle 3.3.1, where they exist under another name, so legacy code that uses them keeps working. Each is
+served as a thin subclass (classes) or wrapper (functions) of the Paddle 3 object, so that the use is
+reported and Paddle's own object stays untouched.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+import importlib
+import inspect
+from typing import Any
 
 from runtime_shim.adapters import adapter
 
-
-def _layers_utils(name: str) -> Callable[..., Any]:
-    from paddle.utils import layers_utils
-
-    return getattr(layers_utils, name)
-
-
-@adapter("paddle.fluid.layers.utils.map_structure", "paddle.utils.map_structure")
-def map_structure(func: Callable[..., Any], *structure: Any) -> Any:
-    """Apply `func` to every leaf of (several parallel) nested structures."""
-    return _layers_utils("map_structure")(func, *structure)
-
-
-@adapter("paddle.fluid.layers.utils.flatten", "paddle.utils.flatten")
-def flatten(nest: Any) -> Any:
-    """The leaves of a nested structure, in order."""
-    return _layers_utils("flatten")(nest)
-
-
-@adapter("paddle.fluid.layers.utils.pack_sequence_as", "paddle.utils.pack_sequence_as")
-def pack_sequence_as(structure: Any, flat_sequence: Any) -> Any:
-    """`flat_sequence` packed into the shape of `structure`."""
-    return _layers_utils("pack_sequence_as")(structure, flat_sequence)
+# 1.8 main name -> where Paddle 3.3.1 keeps the same object
+KEPT = {
+    "paddle.fluid.layers.utils.map_structure": "paddle.utils.layers_utils.map_structure",
+    "paddle.fluid.layers.utils.flatten": "paddle.utils.layers_utils.flatten",
+    "paddle.fluid.layers.utils.pack_sequence_as": "paddle.utils.layers_utils.pack_sequence_as",
+    "paddle.fluid.layers.utils.is_sequence": "paddle.utils.layers_utils.is_sequence",
+    "paddle.fluid.layers.utils.assert_same_structure": "paddle.utils.layers_utils.assert_same_structure",
+    "paddle.fluid.dygraph.layer_object_helper.LayerObjectHelper": "paddle.nn.layer.layers.LayerObjectHelper",
+    "paddle.fluid.io.default_collate_fn": "paddle.io.dataloader.collate.default_collate_fn",
+    "paddle.fluid.optimizer.ExponentialMovingAverage": "paddle.static.ExponentialMovingAverage",
+    "paddle.fluid.optimizer.LarsMomentum": "paddle.incubate.optimizer.LarsMomentumOptimizer",
+    "paddle.fluid.DistributeTranspiler": "paddle.distributed.transpiler.DistributeTranspiler",
+    "paddle.fluid.DistributeTranspilerConfig": "paddle.distributed.transpiler.DistributeTranspilerConfig",
+    "paddle.fluid.release_memory": "paddle.distributed.transpiler.release_memory",
+    "paddle.fluid.layers.tensor_array_to_tensor": "paddle.tensor.manipulation.tensor_array_to_tensor",
+}
 
 
-@adapter("paddle.fluid.dygraph.layer_object_helper.LayerObjectHelper",
-         "paddle.nn.layer.layers.LayerObjectHelper (internal)")
-def LayerObjectHelper(name: str) -> Any:
-    """1.8's helper that dygraph layers used to create parameters; Paddle 3 keeps it in `nn.layer`."""
-    from paddle.nn.layer.layers import LayerObjectHelper as Helper
+def _import(dotted: str) -> Any:
+    module, _, attr = dotted.rpartition(".")
+    return getattr(importlib.import_module(module), attr)
 
-    return Helper(name)
+
+def _served(name: str, target: str) -> Any:
+    kept = _import(target)
+    short = name.rsplit(".", 1)[-1]
+    doc = f"Paddle 1.8 `{name}`: Paddle 3's `{target}`."
+    if inspect.isclass(kept):
+        return type(short, (kept,), {"__module__": name.rsplit(".", 1)[0], "__doc__": doc})
+
+    @functools.wraps(kept)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return kept(*args, **kwargs)
+
+    call.__doc__ = doc
+    return call
+
+
+for _name, _target in KEPT.items():
+    adapter(_name, _target)(_served(_name, _target))

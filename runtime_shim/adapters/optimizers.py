@@ -13,13 +13,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from runtime_shim import mode
 from runtime_shim.adapters import adapter, for_target_base
-from runtime_shim.resolve import CallTranslator, legacy_signature
+from runtime_shim.resolve import legacy_subclass
 from runtime_shim.static_ops import op
-from runtime_shim.warnings import legacy_api_used, reporting_class
 
 # ------------------------------------------------------------------------------------------------
 # Dygraph decays (1.8 `fluid.dygraph.learning_rate_scheduler`)
@@ -421,25 +420,17 @@ def linear_lr_warmup(learning_rate: Any, warmup_steps: int, start_lr: float, end
 @for_target_base("paddle.optimizer.Optimizer")
 def legacy_optimizer(entry: Any, target: type) -> type:
     """A subclass of the 2.x optimizer taking the 1.8 constructor and 1.8 learning rates."""
-    from api_mapping import Param
 
-    translator = CallTranslator(entry)
-    name = entry.name
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if reporting_class(self) is cls:
-            legacy_api_used(name, entry.update_to, entry.warning)
-        bound, extra = translator.bind(args, kwargs)
-        self._legacy_decay = None
-        self._legacy_lr_var = None
+    def learning_rate(bound: Dict[str, Any]) -> Dict[str, Any]:
+        state = {"_legacy_decay": None, "_legacy_lr_var": None, "_legacy_last_lr": None}
         lr = bound.get("learning_rate")
         if isinstance(lr, LearningRateDecay):
-            self._legacy_decay = lr
+            state["_legacy_decay"] = lr
             bound["learning_rate"] = float(lr.step())  # the rate before the first minimize
         elif _is_static_variable(lr):
-            self._legacy_lr_var = lr
+            state["_legacy_lr_var"] = lr
             bound["learning_rate"] = 0.0  # placeholder: minimize() installs the variable
-        target.__init__(self, *extra, **translator.translate(bound))
+        return state
 
     def minimize(self: Any, loss: Any, startup_program: Any = None, parameter_list: Any = None,
                  no_grad_set: Any = None) -> Any:
@@ -447,13 +438,19 @@ def legacy_optimizer(entry: Any, target: type) -> type:
 
         if self._legacy_lr_var is not None and not paddle.in_dynamic_mode():
             self._learning_rate_map[paddle.static.default_main_program()] = self._legacy_lr_var
+        if self._grad_clip is None and not paddle.in_dynamic_mode():
+            self._grad_clip = _clip_set_on(loss.block.program)
         if self._legacy_decay is not None and paddle.in_dynamic_mode():
-            self.set_lr(_value(self._legacy_decay()))  # 1.8: each minimize takes a value and steps
+            self._legacy_last_lr = _value(self._legacy_decay())  # 1.8: each minimize takes a value and steps
+            self.set_lr(self._legacy_last_lr)
         return target.minimize(self, loss, startup_program=startup_program, parameters=parameter_list,
                                no_grad_set=no_grad_set)
 
     def current_step_lr(self: Any) -> float:
-        """1.8 `Optimizer.current_step_lr()` (`optimizer.py:298`): the rate the next step uses."""
+        """1.8 `Optimizer.current_step_lr()` (`optimizer.py:298`): the rate the last `minimize` used
+        (SEMANTICS.md 42); before the first, the rate of the decay's current step."""
+        if self._legacy_last_lr is not None:
+            return self._legacy_last_lr
         if self._legacy_decay is not None:
             return float(self._legacy_decay.step())
         return float(self.get_lr())
@@ -464,16 +461,49 @@ def legacy_optimizer(entry: Any, target: type) -> type:
     def clear_gradients(self: Any) -> None:
         self.clear_grad()
 
-    if entry.args_list is not None:
-        __init__.__signature__ = legacy_signature((Param("self"),) + tuple(entry.args_list))  # type: ignore
-    short = name.rsplit(".", 1)[-1]
-    cls = type(short, (target,), {
-        "__init__": __init__, "minimize": minimize, "current_step_lr": current_step_lr,
-        "set_dict": set_dict, "clear_gradients": clear_gradients,
-        "__module__": name.rsplit(".", 1)[0], "__legacy_name__": name,
-        "__doc__": f"Paddle 1.8 `{name}` on top of `{entry.update_to}`.",
-    })
-    return cls
+    return legacy_subclass(entry, target, attributes=learning_rate, members={
+        "minimize": minimize, "current_step_lr": current_step_lr, "set_dict": set_dict,
+        "clear_gradients": clear_gradients})
+
+
+# ------------------------------------------------------------------------------------------------
+# set_gradient_clip
+
+
+@adapter("paddle.fluid.clip.set_gradient_clip", "the optimizer's grad_clip argument", semantics=(30,))
+def set_gradient_clip(clip: Any, param_list: Any = None, program: Any = None) -> None:
+    """1.8 `clip.set_gradient_clip` (`clip.py:692`, deprecated in 1.8): clip the gradients of `param_list`
+    (every parameter of `program` by default) in the next `minimize` whose optimizer has no `grad_clip`."""
+    import warnings
+
+    import paddle
+
+    warnings.warn("Caution! 'set_gradient_clip' is not recommended and may be deprecated in future! We recommend "
+                  "a new strategy: set 'grad_clip' when initializing the 'optimizer'.")
+    program = program if program is not None else paddle.static.default_main_program()
+    params = param_list if param_list is not None else program.global_block().all_parameters()
+    params = [program.global_block().var(p) if isinstance(p, str) else p for p in params]
+    for param in params:
+        param.gradient_clip_attr = clip
+
+
+def _clip_set_on(program: Any) -> Any:
+    """The clip `set_gradient_clip` gave this program's parameters; the others are left unclipped."""
+    params = program.global_block().all_parameters()
+    clips = {id(p.gradient_clip_attr): p.gradient_clip_attr for p in params
+             if getattr(p, "gradient_clip_attr", None) is not None}
+    if not clips:
+        return None
+    if len(clips) > 1:
+        from runtime_shim.warnings import LegacyArgumentError
+
+        raise LegacyArgumentError("set_gradient_clip was called with different clips for different parameters; "
+                                  "a Paddle 3 optimizer applies one grad_clip to all of them. Pass grad_clip to "
+                                  "the optimizer and set need_clip=False on the parameters it must not clip.")
+    for param in params:
+        if getattr(param, "gradient_clip_attr", None) is None:
+            param.need_clip = False
+    return next(iter(clips.values()))
 
 
 def _is_static_variable(value: Any) -> bool:

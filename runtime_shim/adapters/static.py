@@ -152,6 +152,24 @@ class DataLoader(_io_data_loader()):
     from_dataset = staticmethod(lambda *args, **kwargs: _base_loader().from_dataset(*args, **kwargs))
 
 
+def _executor() -> type:
+    import paddle.static
+
+    return paddle.static.Executor
+
+
+@adapter("paddle.fluid.Executor", "paddle.static.Executor (fetched full reductions are 0-D arrays on Paddle 3)",
+         semantics=(8,))
+class Executor(_executor()):
+    """1.8 `fluid.Executor`: fetched arrays read as scalars when they hold one value (`float(cost)`,
+    `'%f' % cost`), as they did under NumPy 1.x (`runtime_shim.numpy_compat`)."""
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        from runtime_shim.numpy_compat import legacy
+
+        return legacy(super().run(*args, **kwargs))
+
+
 def _compiled_program() -> type:
     import paddle.static
 
@@ -182,3 +200,71 @@ class CompiledProgram(_compiled_program()):
         if build_strategy is not None:
             self._build_strategy = build_strategy
         return self
+
+
+@adapter("paddle.fluid.ExecutionStrategy", "nothing: pass only build_strategy to paddle.static.CompiledProgram")
+class ExecutionStrategy:
+    """1.8 `fluid.ExecutionStrategy` (`compiler.py:27`): how the ParallelExecutor scheduled its threads. The
+    options are kept (1.8's defaults) and read by nobody: Paddle 3's executor schedules by itself, with
+    the same results."""
+
+    def __init__(self) -> None:
+        self.num_threads = 0
+        self.use_thread_barrier = False
+        self.num_iteration_per_drop_scope = 100
+        self.num_iteration_per_run = 1
+        self.use_experimental_executor = False
+        self.allow_op_delay = False
+        self.use_cuda = False
+
+
+def _places(use_cuda: bool) -> Any:
+    import paddle
+
+    return paddle.static.cuda_places() if use_cuda else paddle.static.cpu_places()
+
+
+@adapter("paddle.fluid.ParallelExecutor", "paddle.static.Executor(place).run(paddle.static.CompiledProgram(program), "
+         "...) on one device")
+class ParallelExecutor:
+    """1.8 `fluid.ParallelExecutor` (`parallel_executor.py:29`), on one device.
+
+    1.8 split each batch over its places (`CPU_NUM` CPU places, or every GPU) and concatenated what each
+    fetched; Paddle 3 has no multi-device executor, so the program runs once on one place. With one
+    place (`CPU_NUM=1`, or one GPU) the results are 1.8's; with more, a warning says that fetched values
+    are no longer concatenated per place.
+    """
+
+    def __init__(self, use_cuda: bool, loss_name: Optional[str] = None, main_program: Any = None,
+                 share_vars_from: Any = None, exec_strategy: Any = None, build_strategy: Any = None,
+                 num_trainers: int = 1, trainer_id: int = 0, scope: Any = None) -> None:
+        import paddle
+
+        if share_vars_from is not None and not isinstance(share_vars_from, ParallelExecutor):
+            raise AssertionError("The share_vars_from should be ParallelExecutor.")
+        places = len(_places(use_cuda))
+        if places > 1:
+            import warnings
+
+            from runtime_shim.warnings import LegacyApiWarning
+
+            warnings.warn(f"ParallelExecutor: Paddle 3 has no multi-device executor; the program runs on one "
+                          f"device instead of {places}, and fetched values are not concatenated per device "
+                          "(set CPU_NUM=1 for 1.8's results on CPU)", LegacyApiWarning, stacklevel=2)
+        self._places = [paddle.CUDAPlace(0) if use_cuda else paddle.CPUPlace()]
+        self._scope = scope if scope is not None else paddle.static.global_scope()
+        program = main_program if main_program is not None else paddle.static.default_main_program()
+        self._compiled_program = paddle.static.CompiledProgram(program, build_strategy=build_strategy)
+        self._exe = Executor(self._places[0])
+
+    def run(self, fetch_list: Any, feed: Any = None, feed_dict: Any = None, return_numpy: bool = True) -> Any:
+        """1.8 `ParallelExecutor.run` (`parallel_executor.py:198`); as in 1.8, `feed_dict` is not read."""
+        return self._exe.run(program=self._compiled_program, scope=self._scope, feed=feed, fetch_list=fetch_list,
+                             return_numpy=return_numpy)
+
+    @property
+    def device_count(self) -> int:
+        return len(self._places)
+
+    def drop_local_exe_scopes(self) -> None:
+        """1.8 dropped the per-device scopes; one device, one scope: nothing to drop."""
