@@ -25,15 +25,17 @@ Emitter = Callable[[Mapping[str, Any]], Any]
 
 def append_op(op_type: str, inputs: Mapping[str, Any], attrs: Optional[Mapping[str, Any]] = None,
               outputs: Sequence[str] = ("Out",), dtype: Any = None) -> Any:
-    """Append one legacy operator to the current block; return its output(s)."""
+    """Append one legacy operator to the current block; return its output(s). `dtype` (one for all
+    outputs, or one per output) defaults to the first input's."""
     from paddle.base.layer_helper import LayerHelper
 
     helper = LayerHelper(op_type)
     first = next(v for v in inputs.values() if v is not None)
     if isinstance(first, (list, tuple)):
         first = first[0]
-    out_dtype = dtype if dtype is not None else first.dtype
-    outs = {slot: helper.create_variable_for_type_inference(dtype=out_dtype) for slot in outputs}
+    dtypes = list(dtype) if isinstance(dtype, (list, tuple)) else [dtype] * len(outputs)
+    outs = {slot: helper.create_variable_for_type_inference(dtype=first.dtype if kind is None else kind)
+            for slot, kind in zip(outputs, dtypes)}
     helper.append_op(
         type=op_type,
         inputs={k: v for k, v in inputs.items() if v is not None},

@@ -181,7 +181,8 @@ def _gru_act(x: Any, name: str) -> Any:
 
 @adapter("paddle.fluid.dygraph.PRelu", "paddle.nn.PReLU(num_parameters, init, weight_attr)", semantics=(20,))
 class PRelu(_nn().Layer):
-    """1.8 `dygraph.PRelu(mode, channel, input_shape, param_attr)`: one slope, one per channel, or per element."""
+    """1.8 `dygraph.PRelu(mode, channel, input_shape, param_attr)`: one slope (weight [1]), one per channel
+    ([1, C, 1, 1]) or one per element ([1] + input_shape[1:]), the shapes 1.8.5 gives its weight."""
 
     def __init__(self, mode: str, channel: Optional[int] = None, input_shape: Any = None, param_attr: Any = None,
                  dtype: Any = "float32") -> None:
@@ -191,9 +192,9 @@ class PRelu(_nn().Layer):
         if mode == "all":
             shape = [1]
         elif mode == "channel":
-            shape = [channel]
+            shape = [1, channel, 1, 1]
         elif mode == "element":
-            shape = list(input_shape[1:])
+            shape = [1] + list(input_shape[1:])
         else:
             raise ValueError("mode should be one of all, channel, element.")
         self._mode = mode
@@ -203,7 +204,7 @@ class PRelu(_nn().Layer):
     def forward(self, input: Any) -> Any:
         import paddle
 
-        if self._mode == "element":
-            alpha = paddle.unsqueeze(self.weight, 0)
-            return paddle.maximum(input, paddle.zeros_like(input)) + alpha * paddle.minimum(input, paddle.zeros_like(input))
-        return paddle.nn.functional.prelu(input, self.weight)
+        if self._mode == "all":
+            return paddle.nn.functional.prelu(input, self.weight)
+        zero = paddle.zeros_like(input)
+        return paddle.maximum(input, zero) + self.weight * paddle.minimum(input, zero)

@@ -28,6 +28,9 @@ KEPT = {
     "paddle.fluid.DistributeTranspiler": "paddle.distributed.transpiler.DistributeTranspiler",
     "paddle.fluid.DistributeTranspilerConfig": "paddle.distributed.transpiler.DistributeTranspilerConfig",
     "paddle.fluid.release_memory": "paddle.distributed.transpiler.release_memory",
+    "paddle.fluid.memory_optimize": "paddle.distributed.transpiler.memory_optimize",
+    "paddle.fluid.optimizer.RecomputeOptimizer": "paddle.incubate.optimizer.RecomputeOptimizer",
+    "paddle.fluid.layers.autoincreased_step_counter": "paddle.optimizer.lr.autoincreased_step_counter",
     "paddle.fluid.layers.tensor_array_to_tensor": "paddle.tensor.manipulation.tensor_array_to_tensor",
 }
 

@@ -193,6 +193,14 @@ def softmax_with_cross_entropy(logits: Any, label: Any, soft_label: bool = False
                                         return_softmax=return_softmax, axis=axis)
 
 
+@adapter("paddle.fluid.layers.reshape", "paddle.reshape(x, actual_shape or shape), then the activation",
+         semantics=(17,))
+def reshape(x: Any, shape: Any, actual_shape: Any = None, act: Optional[str] = None, inplace: bool = False,
+            name: Optional[str] = None) -> Any:
+    """1.8 `layers.reshape` (`layers/nn.py:7293`): `actual_shape` (a tensor) wins over `shape`; `act` after."""
+    return apply_act(op("paddle.reshape")(x, actual_shape if actual_shape is not None else shape), act)
+
+
 # ------------------------------------------------------------------------------------------------
 # Dropout (api_mapping/SEMANTICS.md 22, 23)
 

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from runtime_shim.adapters import adapter
+from runtime_shim.numpy_compat import legacy
 
 
 def _is_numpy(var: Any) -> bool:
@@ -81,6 +82,98 @@ class CompositeMetric(MetricBase):
         return [metric.eval() for metric in self._metrics]
 
 
+@adapter("paddle.fluid.metrics.Precision", "paddle.metric.Precision (accumulate() where 1.8 called eval())")
+class Precision(MetricBase):
+    """1.8 `metrics.Precision`: preds rounded to 0/1; true and false positives counted."""
+
+    def __init__(self, name: Optional[str] = None) -> None:
+        super().__init__(name)
+        self.tp = 0
+        self.fp = 0
+
+    def update(self, preds: Any, labels: Any) -> None:
+        if not _is_numpy(preds):
+            raise ValueError("The 'preds' must be a numpy ndarray.")
+        if not _is_numpy(labels):
+            raise ValueError("The 'labels' must be a numpy ndarray.")
+        for pred, label in zip(np.rint(preds).astype("int32"), labels):
+            if pred == 1:
+                if pred == label:
+                    self.tp += 1
+                else:
+                    self.fp += 1
+
+    def eval(self) -> float:
+        ap = self.tp + self.fp
+        return float(self.tp) / ap if ap != 0 else 0.0
+
+
+@adapter("paddle.fluid.metrics.Recall", "paddle.metric.Recall (accumulate() where 1.8 called eval())")
+class Recall(MetricBase):
+    """1.8 `metrics.Recall`: preds rounded to 0/1; true positives and false negatives counted."""
+
+    def __init__(self, name: Optional[str] = None) -> None:
+        super().__init__(name)
+        self.tp = 0
+        self.fn = 0
+
+    def update(self, preds: Any, labels: Any) -> None:
+        if not _is_numpy(preds):
+            raise ValueError("The 'preds' must be a numpy ndarray.")
+        if not _is_numpy(labels):
+            raise ValueError("The 'labels' must be a numpy ndarray.")
+        for pred, label in zip(np.rint(preds).astype("int32"), labels):
+            if label == 1:
+                if pred == label:
+                    self.tp += 1
+                else:
+                    self.fn += 1
+
+    def eval(self) -> float:
+        recall = self.tp + self.fn
+        return float(self.tp) / recall if recall != 0 else 0.0
+
+
+@adapter("paddle.fluid.metrics.Auc", "paddle.metric.Auc (accumulate() where 1.8 called eval())")
+class Auc(MetricBase):
+    """1.8 `metrics.Auc(name, curve, num_thresholds)`: bucketed positive-class scores (`preds[:, 1]`), the
+    area under the ROC curve by trapezoids."""
+
+    def __init__(self, name: Optional[str], curve: str = "ROC", num_thresholds: int = 4095) -> None:
+        super().__init__(name=name)
+        self._curve = curve
+        self._num_thresholds = num_thresholds
+        self._stat_pos = [0] * (num_thresholds + 1)
+        self._stat_neg = [0] * (num_thresholds + 1)
+
+    def update(self, preds: Any, labels: Any) -> None:
+        if not _is_numpy(labels):
+            raise ValueError("The 'labels' must be a numpy ndarray.")
+        if not _is_numpy(preds):
+            raise ValueError("The 'predictions' must be a numpy ndarray.")
+        for i, label in enumerate(labels):
+            bucket = int(preds[i, 1] * self._num_thresholds)
+            if bucket > self._num_thresholds:
+                raise AssertionError(f"bucket {bucket} > {self._num_thresholds}")
+            if label:
+                self._stat_pos[bucket] += 1.0
+            else:
+                self._stat_neg[bucket] += 1.0
+
+    @staticmethod
+    def trapezoid_area(x1: float, x2: float, y1: float, y2: float) -> float:
+        return abs(x1 - x2) * (y1 + y2) / 2.0
+
+    def eval(self) -> float:
+        tot_pos = tot_neg = auc = 0.0
+        for idx in range(self._num_thresholds, -1, -1):
+            pos_prev, neg_prev = tot_pos, tot_neg
+            tot_pos += self._stat_pos[idx]
+            tot_neg += self._stat_neg[idx]
+            auc += self.trapezoid_area(tot_neg, neg_prev, tot_pos, pos_prev)
+        return auc / tot_pos / tot_neg if tot_pos > 0.0 and tot_neg > 0.0 else 0.0
+
+
 @adapter("paddle.fluid.metrics.Accuracy", "a running weighted mean of the batch accuracies")
 class Accuracy(MetricBase):
     """1.8 `metrics.Accuracy(name)`: `update(value, weight)` accumulates, `eval()` is the weighted mean."""
@@ -122,9 +215,10 @@ class ChunkEvaluator(MetricBase):
                             ("num_correct_chunks", num_correct_chunks)):
             if not _is_number_or_matrix(value):
                 raise ValueError(f"The '{name}' must be a number(int) or a numpy ndarray.")
-        self.num_infer_chunks += num_infer_chunks
-        self.num_label_chunks += num_label_chunks
-        self.num_correct_chunks += num_correct_chunks
+        # shape-[1] counts read as scalars in eval(), as under NumPy 1.x (`numpy_compat`)
+        self.num_infer_chunks = legacy(self.num_infer_chunks + num_infer_chunks)
+        self.num_label_chunks = legacy(self.num_label_chunks + num_label_chunks)
+        self.num_correct_chunks = legacy(self.num_correct_chunks + num_correct_chunks)
 
     def eval(self) -> Tuple[Any, Any, Any]:
         precision = float(self.num_correct_chunks) / self.num_infer_chunks if self.num_infer_chunks else 0

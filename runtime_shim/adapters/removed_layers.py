@@ -105,7 +105,7 @@ def isfinite(x: Any) -> Any:
          "the `unique` operator keeps the order of first occurrence")
 def unique(x: Any, dtype: str = "int32") -> Tuple[Any, Any]:
     """1.8 `layers.unique` (op `unique`): values in order of first occurrence, and each element's index there."""
-    return run_op("unique", {"X": x}, {"dtype": _dtype(dtype)}, outputs=("Out", "Index"))
+    return run_op("unique", {"X": x}, {"dtype": _dtype(dtype)}, outputs=("Out", "Index"), dtype=(None, dtype))
 
 
 @adapter("paddle.fluid.layers.unique_with_counts", "the `unique` operator with return_counts")

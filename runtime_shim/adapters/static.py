@@ -1,7 +1,9 @@
-"""Static-graph persistence and feeding with the 1.8 calling conventions (api_mapping/SEMANTICS.md 34, 39).
+"""Static-graph persistence, feeding and execution with the 1.8 calling conventions (api_mapping/SEMANTICS.md 34, 39).
 
-Programs, executors and `program_guard` need no adapter: in the legacy IR the shim selects, the 2.x
-`paddle.static` objects are the 1.8 ones (`Program.clone(for_test=True)` included, entry 24).
+Programs and `program_guard` need no adapter: in the legacy IR the shim selects, the 2.x `paddle.static`
+objects are the 1.8 ones (`Program.clone(for_test=True)` included, entry 24). `fluid.Executor` fetches
+arrays that read as scalars under NumPy 2 (`numpy_compat`); `ParallelExecutor` and `ExecutionStrategy`,
+which Paddle 2.5 removed, run on one device.
 """
 from __future__ import annotations
 
@@ -216,6 +218,12 @@ class ExecutionStrategy:
         self.use_experimental_executor = False
         self.allow_op_delay = False
         self.use_cuda = False
+
+
+@adapter("paddle.fluid.parallel_executor.ExecutionStrategy",
+         "nothing: pass only build_strategy to paddle.static.CompiledProgram")
+class ParallelExecutorExecutionStrategy(ExecutionStrategy):
+    """1.8 `parallel_executor.ExecutionStrategy`, the same class as `fluid.ExecutionStrategy`."""
 
 
 def _places(use_cuda: bool) -> Any:

@@ -1,0 +1,132 @@
+"""1.8 detection layers whose operators Paddle 3.3.1 still registers, run with their 1.8 inputs and attributes.
+
+2.x removed these functions (or moved them to `paddle.vision.ops` with other arguments); the operators
+remain, so `run_op` gives the 1.8 results in a legacy-IR program and in dygraph. The ROI operators take
+the ROIs per image as counts in Paddle 3 (`RoisNum`) where 1.8's `rois_lod` gave offsets.
+"""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence, Tuple
+
+from runtime_shim.adapters import adapter
+from runtime_shim.static_ops import op, run_op
+
+
+def _floats(value: Any) -> List[float]:
+    return [float(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+
+
+def _stopped(*outs: Any) -> Any:
+    for out in outs:
+        out.stop_gradient = True
+    return outs[0] if len(outs) == 1 else outs
+
+
+@adapter("paddle.fluid.layers.anchor_generator", "the `anchor_generator` operator (no 2.x API)")
+def anchor_generator(input: Any, anchor_sizes: Any = None, aspect_ratios: Any = None,
+                     variance: Sequence[float] = (0.1, 0.1, 0.2, 0.2), stride: Any = None, offset: float = 0.5,
+                     name: Optional[str] = None) -> Tuple[Any, Any]:
+    """1.8 `layers.anchor_generator` (`detection.py`): (anchors, variances), [H, W, num_anchors, 4] each."""
+    if not (isinstance(stride, (list, tuple)) and len(stride) == 2):
+        raise ValueError("stride should be a list or tuple with length 2, (stride_width, stride_height).")
+    anchors, variances = run_op("anchor_generator", {"Input": input}, {
+        "anchor_sizes": _floats(anchor_sizes), "aspect_ratios": _floats(aspect_ratios),
+        "variances": _floats(variance), "stride": _floats(stride), "offset": float(offset)},
+        outputs=("Anchors", "Variances"))
+    return _stopped(anchors, variances)
+
+
+@adapter("paddle.fluid.layers.bipartite_match", "the `bipartite_match` operator (no 2.x API)")
+def bipartite_match(dist_matrix: Any, match_type: Optional[str] = None, dist_threshold: Optional[float] = None,
+                    name: Optional[str] = None) -> Tuple[Any, Any]:
+    """1.8 `layers.bipartite_match`: (column-to-row match indices, their distances)."""
+    attrs = {}
+    if match_type is not None:
+        attrs["match_type"] = match_type
+    if dist_threshold is not None:
+        attrs["dist_threshold"] = float(dist_threshold)
+    return run_op("bipartite_match", {"DistMat": dist_matrix}, attrs,
+                  outputs=("ColToRowMatchIndices", "ColToRowMatchDist"), dtype=("int32", None))
+
+
+@adapter("paddle.fluid.layers.box_clip", "the `box_clip` operator (no 2.x API)")
+def box_clip(input: Any, im_info: Any, name: Optional[str] = None) -> Any:
+    """1.8 `layers.box_clip`: boxes clipped to the image size given by `im_info` (height, width, scale)."""
+    return run_op("box_clip", {"Input": input, "ImInfo": im_info}, outputs=("Output",))
+
+
+@adapter("paddle.fluid.layers.box_coder", "paddle.vision.ops.box_coder")
+def box_coder(prior_box: Any, prior_box_var: Any, target_box: Any, code_type: str = "encode_center_size",
+              box_normalized: bool = True, name: Optional[str] = None, axis: int = 0) -> Any:
+    """1.8 `layers.box_coder`: `prior_box_var` is a tensor or a list of four variances."""
+    import paddle
+
+    inputs = {"PriorBox": prior_box, "TargetBox": target_box}
+    attrs = {"code_type": code_type, "box_normalized": box_normalized, "axis": axis}
+    if isinstance(prior_box_var, (paddle.Tensor, paddle.base.framework.Variable)):
+        inputs["PriorBoxVar"] = prior_box_var
+    elif isinstance(prior_box_var, list):
+        attrs["variance"] = [float(v) for v in prior_box_var]
+    else:
+        raise TypeError("Input variance of box_coder must be Variable or lisz")
+    return run_op("box_coder", inputs, attrs, outputs=("OutputBox",))
+
+
+@adapter("paddle.fluid.layers.multiclass_nms", "the `multiclass_nms` operator (paddle.vision.ops.nms is "
+         "another API)")
+def multiclass_nms(bboxes: Any, scores: Any, score_threshold: float, nms_top_k: int, keep_top_k: int,
+                   nms_threshold: float = 0.3, normalized: bool = True, nms_eta: float = 1.0,
+                   background_label: int = 0, name: Optional[str] = None) -> Any:
+    """1.8 `layers.multiclass_nms`: [label, score, x1, y1, x2, y2] rows kept per image (LoD by image)."""
+    out = run_op("multiclass_nms", {"BBoxes": bboxes, "Scores": scores}, {
+        "background_label": background_label, "score_threshold": float(score_threshold), "nms_top_k": nms_top_k,
+        "nms_threshold": float(nms_threshold), "nms_eta": float(nms_eta), "keep_top_k": keep_top_k,
+        "normalized": normalized})
+    return _stopped(out)
+
+
+def _rois_num(rois_lod: Any) -> Any:
+    """1.8's `rois_lod` (offsets [0, n1, n1 + n2, ...]) as Paddle 3's `RoisNum` (counts [n1, n2, ...])."""
+    if rois_lod is None:
+        return None
+    return op("paddle.cast")(rois_lod[1:] - rois_lod[:-1], "int32")
+
+
+@adapter("paddle.fluid.layers.roi_align", "paddle.vision.ops.roi_align(x, boxes, boxes_num, output_size, "
+         "spatial_scale, sampling_ratio, aligned=False)")
+def roi_align(input: Any, rois: Any, pooled_height: int = 1, pooled_width: int = 1, spatial_scale: float = 1.0,
+              sampling_ratio: int = -1, name: Optional[str] = None, rois_lod: Any = None) -> Any:
+    """1.8 `layers.roi_align` (op `roi_align`, not aligned)."""
+    return run_op("roi_align", {"X": input, "ROIs": rois, "RoisNum": _rois_num(rois_lod)}, {
+        "pooled_height": pooled_height, "pooled_width": pooled_width, "spatial_scale": float(spatial_scale),
+        "sampling_ratio": sampling_ratio, "aligned": False})
+
+
+@adapter("paddle.fluid.layers.roi_pool", "paddle.vision.ops.roi_pool(x, boxes, boxes_num, output_size, "
+         "spatial_scale)")
+def roi_pool(input: Any, rois: Any, pooled_height: int = 1, pooled_width: int = 1, spatial_scale: float = 1.0,
+             rois_lod: Any = None) -> Any:
+    """1.8 `layers.roi_pool` (op `roi_pool`): max pooling per ROI."""
+    out, _ = run_op("roi_pool", {"X": input, "ROIs": rois, "RoisNum": _rois_num(rois_lod)}, {
+        "pooled_height": pooled_height, "pooled_width": pooled_width, "spatial_scale": float(spatial_scale)},
+        outputs=("Out", "Argmax"))
+    return out
+
+
+@adapter("paddle.fluid.layers.psroi_pool", "paddle.vision.ops.psroi_pool(x, boxes, boxes_num, output_size, "
+         "spatial_scale)")
+def psroi_pool(input: Any, rois: Any, output_channels: int, spatial_scale: float, pooled_height: int,
+               pooled_width: int, name: Optional[str] = None) -> Any:
+    """1.8 `layers.psroi_pool` (op `psroi_pool`): position-sensitive average pooling per ROI."""
+    for arg, kind in ((output_channels, int), (spatial_scale, float), (pooled_height, int), (pooled_width, int)):
+        if not isinstance(arg, kind):
+            raise TypeError(f"{arg!r} must be {kind.__name__} type")
+    return run_op("psroi_pool", {"X": input, "ROIs": rois}, {
+        "output_channels": output_channels, "spatial_scale": spatial_scale, "pooled_height": pooled_height,
+        "pooled_width": pooled_width})
+
+
+@adapter("paddle.fluid.layers.add_position_encoding", "the `add_position_encoding` operator (no 2.x API)")
+def add_position_encoding(input: Any, alpha: float, beta: float, name: Optional[str] = None) -> Any:
+    """1.8 `layers.add_position_encoding`: alpha * input + beta * sinusoid position encoding."""
+    return run_op("add_position_encoding", {"X": input}, {"alpha": float(alpha), "beta": float(beta)})
