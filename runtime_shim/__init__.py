@@ -25,7 +25,7 @@ import contextlib
 import sys
 from typing import Iterator, Optional
 
-from runtime_shim.warnings import (
+from runtime_shim.messages import (
     LegacyApiError, LegacyApiWarning, LegacyArgumentError, NoEquivalentError, OpLibraryABIError,
     UnservedApiError,
 )
@@ -50,14 +50,14 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
     `warnings="error"`. Calling it again is harmless.
     """
     from runtime_shim import finder, mode, static_ops, tensor_methods
-    from runtime_shim import warnings as shim_warnings
+    from runtime_shim import messages
 
     if finder.real_fluid_exists():
         return False
     if strict:
         warnings = "error"
-    shim_warnings.set_policy(warnings)
-    shim_warnings.make_visible()
+    messages.set_policy(warnings)
+    messages.make_visible()
     if is_installed() and _finder.legacy_mode:
         return True
     mode.select_legacy_ir()  # before paddle is imported, when it is not yet
@@ -79,11 +79,11 @@ def serve_names() -> bool:
     after `install()`, the full legacy runtime stays as it is.
     """
     from runtime_shim import finder
-    from runtime_shim import warnings as shim_warnings
+    from runtime_shim import messages
 
     if finder.real_fluid_exists():
         return False
-    shim_warnings.make_visible()
+    messages.make_visible()
     if not is_installed():
         _activate(legacy_mode=False)
     return True
@@ -126,7 +126,7 @@ def uninstall() -> None:
     """Remove the finder and every module it served; restore the static IR choice."""
     global _finder
     from runtime_shim import finder, mode, resolve, static_ops, tensor_methods
-    from runtime_shim import warnings as shim_warnings
+    from runtime_shim import messages
 
     if _finder is not None and _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
@@ -146,7 +146,7 @@ def uninstall() -> None:
     tensor_methods.restore()
     mode.restore_tracer_modes()
     resolve.default_resolver.cache_clear()  # served objects were built for the legacy IR
-    shim_warnings.set_policy(None)
+    messages.set_policy(None)
 
 
 @contextlib.contextmanager

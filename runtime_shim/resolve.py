@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from api_mapping import ApiEntry, Param, Table, load_table
 from runtime_shim import adapters, legacy_index, static_ops
-from runtime_shim.warnings import (
+from runtime_shim.messages import (
     LegacyArgumentError, UnservedApiError, legacy_api_used, no_equivalent, reporting_class,
 )
 

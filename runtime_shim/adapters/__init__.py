@@ -23,7 +23,7 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from runtime_shim.warnings import legacy_api_used, reporting_class
+from runtime_shim.messages import legacy_api_used, reporting_class
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import os
 from typing import List, Optional
 
 from runtime_shim.adapters import adapter
-from runtime_shim.warnings import OpLibraryABIError
+from runtime_shim.messages import OpLibraryABIError
 
 ELF_MAGIC = b"\x7fELF"
 # Every library built with the custom-operator API (PD_BUILD_OP) calls this class's constructor.

@@ -11,7 +11,7 @@ from runtime_shim import mode
 from runtime_shim.adapters import adapter, for_transformer
 from runtime_shim.resolve import CallTranslator, one_dim
 from runtime_shim.static_ops import append_op, op
-from runtime_shim.warnings import LegacyArgumentError
+from runtime_shim.messages import LegacyArgumentError
 
 # ------------------------------------------------------------------------------------------------
 # act= (api_mapping/SEMANTICS.md 17)

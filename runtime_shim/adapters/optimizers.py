@@ -495,7 +495,7 @@ def _clip_set_on(program: Any) -> Any:
     if not clips:
         return None
     if len(clips) > 1:
-        from runtime_shim.warnings import LegacyArgumentError
+        from runtime_shim.messages import LegacyArgumentError
 
         raise LegacyArgumentError("set_gradient_clip was called with different clips for different parameters; "
                                   "a Paddle 3 optimizer applies one grad_clip to all of them. Pass grad_clip to "

@@ -194,7 +194,7 @@ class CompiledProgram(_compiled_program()):
                            exec_strategy: Any = None, share_vars_from: Any = None, places: Any = None) -> Any:
         import warnings
 
-        from runtime_shim.warnings import LegacyApiWarning
+        from runtime_shim.messages import LegacyApiWarning
 
         if places is not None and len(places) > 1:
             warnings.warn("CompiledProgram.with_data_parallel: Paddle 3 has no multi-device executor; the "
@@ -254,7 +254,7 @@ class ParallelExecutor:
         if places > 1:
             import warnings
 
-            from runtime_shim.warnings import LegacyApiWarning
+            from runtime_shim.messages import LegacyApiWarning
 
             warnings.warn(f"ParallelExecutor: Paddle 3 has no multi-device executor; the program runs on one "
                           f"device instead of {places}, and fetched values are not concatenated per device "

@@ -8,32 +8,32 @@ from pathlib import Path
 
 import pytest
 
-from runtime_shim import warnings as shim_warnings
-from runtime_shim.warnings import LegacyApiError, LegacyApiWarning, NoEquivalentError
+from runtime_shim import messages
+from runtime_shim.messages import LegacyApiError, LegacyApiWarning, NoEquivalentError
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
 def fresh(monkeypatch):
-    monkeypatch.delenv(shim_warnings.ENV_VAR, raising=False)
-    shim_warnings.reset()
-    shim_warnings.set_policy(None)
+    monkeypatch.delenv(messages.ENV_VAR, raising=False)
+    messages.reset()
+    messages.set_policy(None)
     yield
-    shim_warnings.reset()
-    shim_warnings.set_policy(None)
+    messages.reset()
+    messages.set_policy(None)
 
 
 def test_each_api_warns_once_naming_its_replacement():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(3):
-            shim_warnings.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
-        shim_warnings.legacy_api_used("paddle.fluid.layers.relu", "paddle.nn.functional.relu")
-    messages = [str(w.message) for w in caught if issubclass(w.category, LegacyApiWarning)]
-    assert len(messages) == 2
-    assert "paddle.fluid.layers.fc" in messages[0] and "paddle.static.nn.fc" in messages[0]
-    assert "paddle.nn.functional.relu" in messages[1]
+            messages.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
+        messages.legacy_api_used("paddle.fluid.layers.relu", "paddle.nn.functional.relu")
+    texts = [str(w.message) for w in caught if issubclass(w.category, LegacyApiWarning)]
+    assert len(texts) == 2
+    assert "paddle.fluid.layers.fc" in texts[0] and "paddle.static.nn.fc" in texts[0]
+    assert "paddle.nn.functional.relu" in texts[1]
 
 
 def test_the_category_is_a_deprecation_warning_made_visible():
@@ -41,45 +41,45 @@ def test_the_category_is_a_deprecation_warning_made_visible():
     with warnings.catch_warnings(record=True) as caught:
         warnings.resetwarnings()
         warnings.simplefilter("ignore", DeprecationWarning)  # Python's default outside __main__
-        shim_warnings.make_visible()
-        shim_warnings.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
+        messages.make_visible()
+        messages.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
     assert [w.category for w in caught] == [LegacyApiWarning]
 
 
 def test_the_warning_points_at_the_caller():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        shim_warnings.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
+        messages.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
     assert caught[0].filename == __file__
 
 
 @pytest.mark.parametrize("value", ["off", "0", "ignore"])
 def test_the_environment_variable_silences(monkeypatch, value):
-    monkeypatch.setenv(shim_warnings.ENV_VAR, value)
+    monkeypatch.setenv(messages.ENV_VAR, value)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        shim_warnings.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
+        messages.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
     assert caught == []
 
 
 def test_strict_mode_raises_on_every_use(monkeypatch):
-    monkeypatch.setenv(shim_warnings.ENV_VAR, "error")
+    monkeypatch.setenv(messages.ENV_VAR, "error")
     for _ in range(2):
         with pytest.raises(LegacyApiError, match="paddle.static.nn.fc"):
-            shim_warnings.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
+            messages.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
 
 
 def test_install_argument_overrides_the_environment(monkeypatch):
-    monkeypatch.setenv(shim_warnings.ENV_VAR, "off")
-    shim_warnings.set_policy("error")
+    monkeypatch.setenv(messages.ENV_VAR, "off")
+    messages.set_policy("error")
     with pytest.raises(LegacyApiError):
-        shim_warnings.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
+        messages.legacy_api_used("paddle.fluid.layers.fc", "paddle.static.nn.fc")
     with pytest.raises(ValueError):
-        shim_warnings.set_policy("loud")
+        messages.set_policy("loud")
 
 
 def test_no_equivalent_error_says_so_and_what_to_use():
-    error = shim_warnings.no_equivalent("paddle.fluid.layers.lod_reset", "LoD tensors are gone in 2.x",
+    error = messages.no_equivalent("paddle.fluid.layers.lod_reset", "LoD tensors are gone in 2.x",
                                         "padded tensors with explicit lengths")
     assert isinstance(error, NoEquivalentError)
     assert "no Paddle 2.x equivalent" in str(error)
