@@ -95,8 +95,9 @@ def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collecti
             raise _fail(where, "duplicate parameter in args_list")
     no_eq = raw.get("no_equivalent")
     if no_eq is not None:
-        if set(no_eq) != {"reason", "suggest"}:
-            raise _fail(where, "no_equivalent needs exactly 'reason' and 'suggest'")
+        if not {"reason", "suggest"} <= set(no_eq) <= {"reason", "suggest", "shim"}:
+            raise _fail(where, "no_equivalent needs 'reason' and 'suggest', and may say why the shim cannot serve it "
+                               "('shim')")
         no_eq = NoEquivalent(**no_eq)
     update_to = raw.get("update_to")
     transformer = raw.get("transformer")

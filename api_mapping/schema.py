@@ -57,10 +57,15 @@ class ArgChange:
 
 @dataclass(frozen=True)
 class NoEquivalent:
-    """An API 2.x does not offer: why, and what to write instead."""
+    """An API 2.x does not offer: why, and what to write instead.
+
+    `shim` is set exactly when the runtime shim cannot compute it on Paddle 3 either (calling it raises
+    `NoEquivalentError`), and says why; without it, the shim serves the 1.8 behaviour.
+    """
 
     reason: str
     suggest: str
+    shim: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -146,8 +146,10 @@ def make_visible() -> None:
     _warnings.filterwarnings("default", category=LegacyApiWarning)
 
 
-def no_equivalent(name: str, reason: str, suggest: str) -> NoEquivalentError:
-    """The error for a call to an API that 2.x removed without a replacement."""
-    return NoEquivalentError(
-        f"{name} has no Paddle 2.x equivalent: {reason}. Use instead: {suggest}"
-    )
+def no_equivalent(name: str, reason: str, suggest: str, shim: Optional[str] = None) -> NoEquivalentError:
+    """The error for a call to an API that 2.x removed without a replacement, and that the shim cannot
+    compute on Paddle 3 either (`shim` says why, from the table)."""
+    text = f"{name} has no Paddle 2.x equivalent: {reason}. Use instead: {suggest}"
+    if shim:
+        text += f". The runtime shim cannot run it: {shim}"
+    return NoEquivalentError(text)

@@ -346,8 +346,8 @@ def removed_api(entry: ApiEntry) -> Callable[..., Any]:
     """A stand-in for an API 2.x removed: importing it works, calling it explains what to do."""
     reason = entry.no_equivalent.reason if entry.no_equivalent else "removed in Paddle 2.x"
     suggest = entry.no_equivalent.suggest if entry.no_equivalent else "see the Paddle 2.x docs"
-    return _stand_in(entry.name, lambda: no_equivalent(entry.name, reason, suggest),
-                     entry.args_list)
+    shim = entry.no_equivalent.shim if entry.no_equivalent else None
+    return _stand_in(entry.name, lambda: no_equivalent(entry.name, reason, suggest, shim), entry.args_list)
 
 
 def unserved_api(name: str, why: str) -> Callable[..., Any]:

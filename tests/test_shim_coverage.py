@@ -18,6 +18,7 @@ pytestmark = pytest.mark.paddle
 
 pytest.importorskip("paddle")  # the adapters build on Paddle classes when imported
 from api_mapping import ApiEntry, load_table  # noqa: E402
+import runtime_shim  # noqa: E402
 from runtime_shim import adapters, resolve  # noqa: E402
 from runtime_shim.messages import NoEquivalentError  # noqa: E402
 
@@ -80,10 +81,16 @@ def test_every_table_name_is_served(resolver, dotted: str, main: str) -> None:
         assert served is not None
         return
     assert callable(served), f"{dotted} is not callable"
+    if entry.no_equivalent is not None:
+        # The table says, per entry, whether the shim computes it on Paddle 3, and why not when it does not.
+        assert resolve.is_stand_in(served) == (entry.no_equivalent.shim is not None), (
+            f"{main}: the shim {'refuses' if resolve.is_stand_in(served) else 'serves'} it; its table entry "
+            f"{'lacks' if entry.no_equivalent.shim is None else 'has'} a no_equivalent.shim reason")
     if entry.no_equivalent is not None and resolve.is_stand_in(served):
         args, kwargs = legacy_call(entry)
-        with pytest.raises(NoEquivalentError, match="Use instead"):
+        with pytest.raises(NoEquivalentError, match="Use instead") as refused:
             served(*args, **kwargs)
+        assert entry.no_equivalent.shim in str(refused.value)
         return
     assert not resolve.is_stand_in(served), f"{dotted}: {served.__doc__}"
     if entry.args_list is None:

@@ -38,8 +38,10 @@ def old_api(entry: ApiEntry) -> str:
 
 def new_api(entry: ApiEntry) -> str:
     if entry.no_equivalent is not None:
+        shim = (f"raises NoEquivalentError: {_cell(entry.no_equivalent.shim)}" if entry.no_equivalent.shim
+                else "computes the 1.8 behaviour on Paddle 3")
         return (f"none: {_cell(entry.no_equivalent.reason)}<br>instead: "
-                f"{_cell(entry.no_equivalent.suggest)}")
+                f"{_cell(entry.no_equivalent.suggest)}<br>runtime shim: {shim}")
     parts = []
     if entry.update_to:
         parts.append(_code(entry.update_to))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
-from typing import Any
+from typing import Any, Callable
 
 from runtime_shim.adapters import adapter
 
@@ -32,6 +32,9 @@ KEPT = {
     "paddle.fluid.optimizer.RecomputeOptimizer": "paddle.incubate.optimizer.RecomputeOptimizer",
     "paddle.fluid.layers.autoincreased_step_counter": "paddle.optimizer.lr.autoincreased_step_counter",
     "paddle.fluid.layers.tensor_array_to_tensor": "paddle.tensor.manipulation.tensor_array_to_tensor",
+    "paddle.fluid.LoDTensorArray": "paddle.base.core.DenseTensorArray",
+    **{f"paddle.fluid.contrib.layers.{name}": f"paddle.incubate.layers.{name}"
+       for name in ("shuffle_batch", "partial_concat", "partial_sum", "rank_attention", "tdm_child", "tdm_sampler")},
 }
 
 
@@ -41,19 +44,65 @@ def _import(dotted: str) -> Any:
 
 
 def _served(name: str, target: str) -> Any:
+    """Paddle 3's object under its 1.8 name, taking the 1.8 parameters (passed on by name: Paddle 3 added
+    parameters and, in places, reordered them)."""
+    from api_mapping import load_table
+    from runtime_shim.resolve import legacy_signature
+
     kept = _import(target)
     short = name.rsplit(".", 1)[-1]
     doc = f"Paddle 1.8 `{name}`: Paddle 3's `{target}`."
+    entry = load_table().lookup(name)
+    signature = legacy_signature(entry.args_list) if entry is not None and entry.args_list is not None else None
+
+    def by_name(args: Any, kwargs: Any) -> Any:
+        if signature is None:
+            return args, kwargs
+        return (), dict(signature.bind(*args, **kwargs).arguments)
+
     if inspect.isclass(kept):
-        return type(short, (kept,), {"__module__": name.rsplit(".", 1)[0], "__doc__": doc})
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            positional, named = by_name(args, kwargs)
+            kept.__init__(self, *positional, **named)
+
+        if signature is not None:
+            __init__.__signature__ = signature.replace(  # type: ignore[attr-defined]
+                parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+                            *signature.parameters.values()])
+        return type(short, (kept,), {"__init__": __init__, "__module__": name.rsplit(".", 1)[0], "__doc__": doc})
 
     @functools.wraps(kept)
     def call(*args: Any, **kwargs: Any) -> Any:
-        return kept(*args, **kwargs)
+        positional, named = by_name(args, kwargs)
+        return kept(*positional, **named)
 
     call.__doc__ = doc
+    if signature is not None:
+        call.__signature__ = signature  # type: ignore[attr-defined]
     return call
 
 
 for _name, _target in KEPT.items():
     adapter(_name, _target)(_served(_name, _target))
+
+
+@adapter("paddle.fluid.annotations.deprecated", "paddle.utils.deprecated(update_to, since, reason)")
+def deprecated(since: str, instead: str, extra_message: str = "") -> Callable[[Callable[..., Any]], Any]:
+    """1.8 `annotations.deprecated(since, instead, extra_message)`: a decorator printing to stderr, on each
+    call, that `func` is deprecated and what to use instead."""
+    import sys
+
+    def decorator(func: Callable[..., Any]) -> Any:
+        message = f"API {func.__name__} is deprecated since {since}. Please use {instead} instead."
+        if extra_message:
+            message += "\n" + extra_message
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            print(message, file=sys.stderr)
+            return func(*args, **kwargs)
+
+        wrapper.__doc__ += "\n    " + message  # a TypeError without a docstring, as in 1.8.5
+        return wrapper
+
+    return decorator
