@@ -8,8 +8,10 @@ or, without editing the program: `python -m runtime_shim legacy_script.py args..
 
 `install()` puts a `sys.meta_path` finder in front that serves `paddle.fluid` and its submodules from
 the `api_mapping` table plus hand-written adapters for behaviour differences (`runtime_shim.adapters`),
-selects the legacy static IR and 1.x's static-by-default mode (`runtime_shim.mode`), and makes
-`LegacyApiWarning` visible. It does nothing when the installed Paddle still ships a real `paddle.fluid`.
+selects the legacy static IR and 1.x's static-by-default mode (`runtime_shim.mode`), makes
+`LegacyApiWarning` visible, and gives the process 1.8's runtime behaviour where Paddle 3's differs:
+2.x functions build legacy operators (`static_ops`), `Layer.eval()` stops gradients everywhere
+(`mode.serve_tracer_modes`), tensors read as 1.8 code reads them under NumPy 2 (`tensor_methods`). It does nothing when the installed Paddle still ships a real `paddle.fluid`.
 
 Two entry points serve upgraded code that still uses legacy APIs, and change nothing else:
 

@@ -179,8 +179,10 @@ def test_coexist_serves_names_and_leaves_a_dynamic_program_dynamic(tmp_path):
         x = paddle.to_tensor(np.array([[1.0, -2.0], [3.0, 4.0]], dtype="float32"))
         y = fluid.layers.reduce_sum(x)
         print("dynamic:", paddle.in_dynamic_mode(), "pir:", paddle.base.framework.use_pir_api(), y.numpy())
+        print("numpy:", type(y.numpy()).__name__, "served 2.x functions:", hasattr(paddle.sum, "__shim_served__"))
     """, tmp_path)
     assert "dynamic: True pir: True [6.]" in out
+    assert "numpy: ndarray served 2.x functions: False" in out  # names only: Paddle's own functions and Tensor
 
 
 def test_install_after_coexist_gives_the_legacy_runtime(tmp_path):
