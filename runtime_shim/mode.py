@@ -137,7 +137,7 @@ def guard(place: Any = None) -> Iterator[None]:
     from paddle.base.dygraph.base import guard as base_guard
 
     _guard_depth += 1
-    # 1.8's new tracer started in train mode; Paddle 3's gradient switch is process-wide (SEMANTICS.md 41).
+    # 1.8's new tracer started in train mode; Paddle 3's gradient switch is process-wide (api_mapping/SEMANTICS.md 41).
     recording = core._has_grad()
     core._set_has_grad(True)
     try:
@@ -170,7 +170,7 @@ _tracer_modes: Optional[Any] = None  # (train_mode, eval_mode) of 3.3.1's Tracer
 
 
 def serve_tracer_modes() -> None:
-    """1.8's tracer modes (SEMANTICS.md 41): `Layer.eval()` (which calls `Tracer.eval_mode()`) stops every
+    """1.8's tracer modes (api_mapping/SEMANTICS.md 41): `Layer.eval()` (which calls `Tracer.eval_mode()`) stops every
     operator from recording gradients until a `Layer.train()`, as 1.8's tracer did when not in train
     mode. 3.3.1's tracer records gradients unless `_has_grad` is off, whatever its mode; `no_grad()`
     saves and restores `_has_grad`, as 1.8's saved and restored the train mode."""

@@ -1,6 +1,6 @@
 """1.8 code reads shape-[1] results as scalars; NumPy 2 refuses that, so the shim's arrays allow it again.
 
-1.8 returned full reductions and metrics with shape `[1]` (SEMANTICS.md 8), and 1.8 code reads them
+1.8 returned full reductions and metrics with shape `[1]` (api_mapping/SEMANTICS.md 8), and 1.8 code reads them
 both ways: `loss.numpy()[0]` and `float(acc.numpy())`, `'%f' % cost`, `int(count)`. NumPy 1.x converted
 any one-element array to a Python scalar; NumPy 2 (which Paddle 3.3.1 installs) raises "only
 0-dimensional arrays can be converted to Python scalars" for `ndim > 0`.

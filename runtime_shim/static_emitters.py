@@ -4,7 +4,7 @@ Each emitter receives the bound arguments of the 2.x function (by its 2.x parame
 the legacy operator(s) with the same meaning to the current legacy-IR block. Registered under the
 function's public 2.x name; `runtime_shim.static_ops` finds every other path to the same function.
 
-Two kinds of functions need one (SEMANTICS.md 38):
+Two kinds of functions need one (api_mapping/SEMANTICS.md 38):
 - the C-level ones: in 3.3.1 `paddle.sum`, `paddle.matmul`, `paddle.exp`, `F.gelu`, ... are
   `paddle._C_ops` functions (through a generated `*args, **kwargs` wrapper) that accept PIR values only;
 - Python functions whose legacy-IR branch is broken in 3.3.1 (`F.normalize` reads a variable its

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Dict
 
 import pytest
 
@@ -42,19 +43,7 @@ def test_there_are_enough_programs() -> None:
 
 # Programs the shim does not run with the 1.8.5 numbers yet (shim bugs). Strict: when one is fixed,
 # the test fails until its entry here is removed.
-SHIM_GAPS = {
-    "decode_while_loop_static": "LegacyArgumentError: the shim refuses layers.increment(x, value, in_place=False) "
-                                "(transformer.py's while_loop body); 1.8 returns a new variable x + value and "
-                                "leaves x as it is",
-    "listwise_adam_static": "Adam(epsilon=1e-4): 1.8 adds epsilon to sqrt(moment2), the shim's 2.x Adam adds "
-                            "epsilon * sqrt(1 - beta2^t) (loss[1] 0.686325 vs 0.686984)",
-    "mnist_test_float_dygraph": "float(acc.numpy()) raises TypeError: the shim keeps 1.8's shape-[1] results of "
-                                "full reductions, and NumPy 2 (required by Paddle 3.3.1) refuses float() of them",
-    "transformer_resume_dygraph": "current_step_lr() returns the next step's rate, not the one the last minimize "
-                                  "used (api_mapping/SEMANTICS.md 42: lr 0.288675 vs 0.19245); "
-                                  "optimizer.set_dict(state) does not restore the NoamDecay step, so the resumed "
-                                  "run restarts the schedule",
-}
+SHIM_GAPS: Dict[str, str] = {}
 
 
 @pytest.mark.parametrize("program", program_params(SHIM_GAPS))

@@ -54,11 +54,17 @@ class LearningRateDecay:
     def step(self) -> float:
         raise NotImplementedError()
 
+    _STATE = ("step_num",)  # what 1.8's `_state_keys` saved
+
     def state_dict(self) -> dict:
-        return {"step_num": self.step_num}
+        return {key: getattr(self, key) for key in self._STATE}
 
     def set_dict(self, state_dict: dict) -> None:
-        self.step_num = state_dict.get("step_num", self.step_num)
+        for key in self._STATE:
+            if key not in state_dict:
+                raise RuntimeError(f"Please check whether state_dict is correct for optimizer. Can't find [ {key} ] "
+                                   "in state_dict")
+            setattr(self, key, state_dict[key])
 
     set_state_dict = set_dict
 
@@ -202,6 +208,8 @@ class LinearLrWarmup(LearningRateDecay):
 
 class _EpochDecay(LearningRateDecay):
     """1.8 `_LearningRateEpochDecay`: changes only when `epoch()` is called."""
+
+    _STATE = ("epoch_num", "learning_rate")
 
     def __init__(self, learning_rate: float, dtype: Optional[str] = None) -> None:
         if not isinstance(learning_rate, (float, int)):
@@ -448,22 +456,77 @@ def legacy_optimizer(entry: Any, target: type) -> type:
 
     def current_step_lr(self: Any) -> float:
         """1.8 `Optimizer.current_step_lr()` (`optimizer.py:298`): the rate the last `minimize` used
-        (SEMANTICS.md 42); before the first, the rate of the decay's current step."""
+        (api_mapping/SEMANTICS.md 42); before the first, the rate of the decay's current step."""
         if self._legacy_last_lr is not None:
             return self._legacy_last_lr
         if self._legacy_decay is not None:
             return float(self._legacy_decay.step())
         return float(self.get_lr())
 
+    def state_dict(self: Any) -> Dict[str, Any]:
+        """1.8 `Optimizer.state_dict()`: the accumulators, and with a 1.8 decay its state
+        (`LR_Scheduler`) and, for a per-step decay, `global_step` (int32, shape [1])."""
+        import paddle
+
+        state = target.state_dict(self)
+        state.pop("LR_Scheduler", None)  # 2.x's own scheduler is not in use: the rate is the 1.8 decay's
+        if self._legacy_decay is not None:
+            state["LR_Scheduler"] = self._legacy_decay.state_dict()
+            if not isinstance(self._legacy_decay, _EpochDecay):
+                state["global_step"] = paddle.to_tensor([self._legacy_decay.step_num], dtype="int32")
+        return state
+
     def set_dict(self: Any, state_dict: Any) -> None:
-        self.set_state_dict(state_dict)
+        """1.8 `Optimizer.set_dict(state_dict)`: the accumulators, and the decay's step where 1.8 kept it."""
+        state = dict(state_dict)
+        scheduler, step = state.pop("LR_Scheduler", None), state.pop("global_step", None)
+        if self._legacy_decay is not None:
+            self._legacy_decay.set_dict(scheduler)
+            if not isinstance(self._legacy_decay, _EpochDecay):
+                if step is None:
+                    raise AssertionError("Global step not in state dict, Dygraph use LearningRateDecay, "
+                                         "global_step must in state_dict")
+                self._legacy_decay.step_num = int(np_value(step).reshape(-1)[0])
+        self.set_state_dict(state)
 
     def clear_gradients(self: Any) -> None:
         self.clear_grad()
 
-    return legacy_subclass(entry, target, attributes=learning_rate, members={
-        "minimize": minimize, "current_step_lr": current_step_lr, "set_dict": set_dict,
-        "clear_gradients": clear_gradients})
+    members = {"minimize": minimize, "current_step_lr": current_step_lr, "state_dict": state_dict,
+               "set_dict": set_dict, "clear_gradients": clear_gradients}
+    import paddle
+
+    if target is paddle.optimizer.Adam:
+        members["_append_optimize_op"] = _adam_with_1_8_epsilon(target)
+    return legacy_subclass(entry, target, attributes=learning_rate, members=members)
+
+
+def np_value(value: Any) -> Any:
+    import numpy as np
+
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
+def _adam_with_1_8_epsilon(target: type) -> Callable[..., Any]:
+    """1.8's Adam adds epsilon to sqrt(v); Paddle 3's adds epsilon * sqrt(1 - beta2^t) (api_mapping/SEMANTICS.md
+    44). The same update with 3.x's operator: epsilon / sqrt(1 - beta2^t) for each step, from the
+    parameter's own beta2 power (a value in dygraph, an `EpsilonTensor` computed in the program)."""
+
+    def _append_optimize_op(self: Any, block: Any, param_and_grad: Any) -> Any:
+        import paddle
+
+        epsilon = self._epsilon
+        beta2_pow = self._get_accumulator_master(self._beta2_pow_acc_str, param_and_grad[0])
+        if paddle.in_dynamic_mode():
+            self._epsilon = float(epsilon) / math.sqrt(1.0 - float(np_value(beta2_pow).reshape(-1)[0]))
+        else:
+            self._epsilon = op("paddle.scale")(op("paddle.rsqrt")(1.0 - beta2_pow), scale=float(epsilon))
+        try:
+            return target._append_optimize_op(self, block, param_and_grad)
+        finally:
+            self._epsilon = epsilon
+
+    return _append_optimize_op
 
 
 # ------------------------------------------------------------------------------------------------
