@@ -548,7 +548,7 @@ def test_28_dygraph_decay_advances_on_every_minimize(fluid):
             seen.append(opt.current_step_lr())
             opt.minimize(loss)
             linear.clear_gradients()
-        # current_step_lr() is the rate the last minimize used (SEMANTICS.md 42, checked on 1.8.5)
+        # current_step_lr() is the rate the last minimize used (api_mapping/SEMANTICS.md 42, checked on 1.8.5)
         assert seen == pytest.approx([0.1, 0.1, 0.1])
         assert opt.current_step_lr() == pytest.approx(0.01)
         close(linear.weight.numpy(), w - (0.1 + 0.1 + 0.01) * x.T)
