@@ -13,11 +13,9 @@ Two kinds of functions need one (api_mapping/SEMANTICS.md 38):
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from runtime_shim.static_ops import append_op
-
-Emitter = Callable[[Mapping[str, Any]], Any]
+from runtime_shim.static_ops import Emitter, append_op
 
 
 def _logical_2x(x: Any, y: Any, out: Any = None, name: Optional[str] = None) -> None:
