@@ -40,10 +40,6 @@ def test_parse_output_reads_keys_and_numbers():
 # program does when run anyway (through its `import runtime_shim.coexist` line), and the item of
 # issue 11 it needs. What the upgrade leaves must be marked TODO and run through the coexistence line.
 KNOWN_GAPS = {
-    "dssm_inference_static": "leaves fluid.io.save_inference_model / load_inference_model (no 2.x equivalent); "
-                             "run anyway, cos_sim upgraded to paddle.nn.functional.normalize fails in 3.3.1's "
-                             "legacy-IR static graph (UnboundLocalError: 'ret' in nn/functional/norm.py): item 3 "
-                             "needs a spelling that runs on the IR the file selects",
     "listwise_adam_static": "leaves sequence_unpad (no 2.x equivalent); run anyway, the numbers differ: "
                             "paddle.optimizer.Adam scales epsilon by sqrt(1 - beta2^t), 1.8 Adam does not "
                             "(loss[1] 0.686325 vs 0.686984 with the script's epsilon=1e-4); no faithful 2.x "

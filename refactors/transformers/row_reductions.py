@@ -4,11 +4,13 @@ Both ops view their input as `[N, prod(other dims)]`, whatever its rank; the 2.x
 input from axis 1 and keep the reduced axis, so they give the same `[N, 1]` for any rank >= 2.
 
 - `cos_sim_rows`: `layers.cos_sim(X, Y)` (`layers/nn.py:2259`, op `cos_sim`) is the cosine of each row
-  of X with the same row of Y, or with Y's only row when Y has batch size 1. The op clamps each squared
-  norm at 1e-8 before the square root (`cos_sim_functor.h`), i.e. each norm at 1e-4, which is exactly
-  `F.normalize(..., epsilon=1e-4)`; 2.x `F.cosine_similarity` instead clamps the product of the squared
-  norms at eps**2 and differs for rows whose norm is below 1e-4. Written as
-  `sum(normalize(flatten(X)) * normalize(flatten(Y)), axis=1, keepdim=True)`, so X and Y appear once.
+  of X with the same row of Y, or with Y's only row when Y has batch size 1. Written as
+  `sum(normalize(flatten(X)) * normalize(flatten(Y)), axis=1, keepdim=True)`, so X and Y appear once,
+  with normalize's own epsilon (1e-12): the op clamps each squared norm at 1e-8 (`cos_sim_functor.h`),
+  which `F.normalize(epsilon=1e-4)` copies in the forward pass, but in Paddle 3.3.1 that epsilon also
+  enters normalize's gradient (p_norm's), off by 5e-5 on rows of unit size, and a program trained through
+  it leaves 1.8.5's numbers; with 1e-12 the gradient is exact, and only rows whose norm is below 1e-4
+  differ from 1.8.
 - `smooth_l1_rows`: `layers.smooth_l1(x, y, inside_weight, outside_weight, sigma)` (`layers/nn.py:7062`,
   op `smooth_l1_loss`) computes d = inside_weight * (x - y), then per element
   0.5 * sigma**2 * d**2 if |d| < 1 / sigma**2 else |d| - 0.5 / sigma**2, times outside_weight, summed
@@ -26,9 +28,6 @@ import libcst as cst
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
 from refactors.transformers import emit, register
-
-_NORM_FLOOR = "1e-4"  # sqrt of the op's 1e-8 floor on each squared norm
-
 
 def _rows(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
     """`node` viewed as [N, prod(other dims)]."""
@@ -48,8 +47,8 @@ def _times(left: cst.BaseExpression, right: cst.BaseExpression) -> cst.BinaryOpe
 
 @register("cos_sim_rows")
 def cos_sim_rows(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    normalized = [emit.call(ctx, site, "paddle.nn.functional.normalize", _rows(ctx, site, emit.required(node, arg)),
-                            epsilon=ctx.expr(_NORM_FLOOR)) for arg in ("X", "Y")]
+    normalized = [emit.call(ctx, site, "paddle.nn.functional.normalize", _rows(ctx, site, emit.required(node, arg)))
+                  for arg in ("X", "Y")]
     return emit.converted(site, _row_sum(ctx, site, _times(*normalized)))
 
 
