@@ -93,4 +93,4 @@ def test_an_update_2x_cannot_express_is_reported() -> None:
     program = ROOT / "fixtures" / "shim" / "listwise_adam_static.py"
     result = refactors.upgrade_code(program.read_text(encoding="utf-8"))
     [warning] = [f for f in result.findings if f.code == "arg-warning"]
-    assert warning.api == "paddle.fluid.optimizer.Adam" and "SEMANTICS.md 44" in warning.message
+    assert warning.api == "paddle.fluid.optimizer.Adam" and "api_mapping/SEMANTICS.md 44" in warning.message

