@@ -11,7 +11,7 @@ from typing import Any, Tuple
 NAMES: Tuple[str, ...] = ("refactor_import", "norm_api_alias", "args_to_kwargs", "refactor_kwargs", "api_rename",
                           "refactor_with", "post_refactor")
 
-__all__ = ["NAMES", "PIPELINE", "Result", "select", "star_members", "table", "upgrade_code", "upgrade_module"]
+__all__ = ["NAMES", "PIPELINE", "Result", "keep", "select", "star_members", "table", "upgrade_code"]
 
 
 def __getattr__(name: str) -> Any:

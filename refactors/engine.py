@@ -5,11 +5,13 @@ walk would cost seven walks per file. Here every refactor module offers hooks (`
 `with_stmt`, `module`), and this transformer calls the enabled ones, in the pipeline's order, at the
 node they concern. The steps' order is therefore kept per site: a call is resolved, normalised,
 given keywords, has its keywords changed, then is renamed.
+
+The pass runs through a way (`refactors.fast`): libcst's own, or a faster one with the same result.
+The steps never ask which.
 """
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
@@ -19,10 +21,7 @@ import libcst as cst
 from api_mapping import ApiEntry, Table
 from refactors import findings as F
 from refactors.findings import Finding
-from refactors.hot_paths import rebuild
-from refactors.codegen import Recorded
-from refactors.partial_parse import MARKER, WholeModuleNeeded, line_end, line_offsets, stubs_in
-from refactors.positions import layout
+from refactors.fast import Plain, WholeModuleNeeded
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
 from refactors.local_values import all_statements
 from refactors.todo_comments import Mark, attach
@@ -35,6 +34,14 @@ class NeedsReview(Exception):
 
     The call is then left exactly as the user wrote it, marked with a TODO and reported.
     """
+
+
+class InternalError(Exception):
+    """A step failed at a use site: a bug of ours. `line` is the site's line (1 when not at one)."""
+
+    def __init__(self, line: int, cause: BaseException) -> None:
+        super().__init__(f"line {line}: {type(cause).__name__}: {cause}")
+        self.line = line
 
 
 @dataclass(eq=False)
@@ -92,12 +99,8 @@ class Context:
     positions: Dict[int, Tuple[int, int]] = field(default_factory=dict)  # id(node) -> (line, column)
     imports: Set[str] = field(default_factory=set)  # standard-library modules the emitted code uses
     new_names: Set[str] = field(default_factory=set)  # names introduced by rewrites (see `fresh_name`)
-    source: Optional[str] = None  # the module's text, when the caller has it
-    tree: Optional[ast.Module] = None  # CPython's parse of `source`, when the caller has it
-    reproduces: Optional[bool] = None  # libcst gives `source` back byte for byte (refactors.positions)
-    recorded: Dict[int, Recorded] = field(default_factory=dict)  # text of cold subtrees (refactors.codegen)
+    way: Plain = field(default_factory=lambda: Plain(""))  # how the module is parsed, read and generated
     memo: Dict[object, object] = field(default_factory=dict)  # what a transformer learnt about this module
-    partial: bool = False  # parsed with its cold parts left out (refactors.partial_parse)
     shim: bool = True  # legacy uses left run through runtime_shim (coexistence); False: pure 2.x text
 
     def finish(self, site: Site, node: Optional[cst.CSTNode] = None) -> None:
@@ -165,37 +168,43 @@ class Context:
         matched = self.entry_of_chain(ref.bindings[0].qualname + ("." + rest if rest else ""))
         return matched is not None and matched[0].static_graph
 
+    @property
+    def source(self) -> str:
+        """The text of the module being upgraded."""
+        return self.way.source
+
+    @property
+    def tree(self) -> Optional[ast.Module]:
+        """CPython's parse of `source`, when the caller had it."""
+        return self.way.tree
+
     def code(self, node: cst.CSTNode) -> str:
-        text = self.module.code_for_node(node)
-        if self.partial and MARKER in text:
-            raise WholeModuleNeeded("the code of a part left unparsed")
-        return text
+        return self.way.code_for(self.module, node)
 
-    def require_parsed(self, node: cst.CSTNode, into_definitions: bool = True, words: Sequence[str] = ()) -> None:
-        """For a transformer about to read all of `node`, not only the paths to its use sites: the parts
-        left unparsed (refactors.partial_parse) are needed, or with `words`, those whose text holds one of
-        them as a word. Without `into_definitions`, only the statements of the node's own scope are read."""
-        if not self.partial:
-            return
-        # A word as a whole, or numbered (`name_2`) as `fresh_name` makes them.
-        pattern = re.compile(r"\b(?:%s)(?:_\d+)?\b" % "|".join(map(re.escape, words))) if words else None
-        for first, last in stubs_in(node, into_definitions):
-            if pattern is None or pattern.search(self._lines(first, last)):
-                raise WholeModuleNeeded(f"lines {first}-{last} were not parsed")
-
-    def require_bindings(self, scope: Optional[Scope], name: str) -> None:
-        """For reading what `name` is bound to in `scope` and the scopes around it."""
+    def provide(self, site: Site, reads: Sequence[str]) -> None:
+        """Before a transformer that reads, beyond its use site, the statements of the scopes around it
+        ("scope") or all of the class around it ("class"), as it declared where it is registered."""
+        scope: Optional[Scope] = site.scope
         while scope is not None:
-            self.require_parsed(scope.node, into_definitions=False, words=(name,))
+            if "scope" in reads:
+                self.way.provide(scope.node, into_definitions=False)
+            if "class" in reads and scope.is_class:
+                self.way.provide(scope.node, into_definitions=True)
+                reads = tuple(r for r in reads if r != "class")
             scope = scope.parent
 
-    def _lines(self, first: int, last: int) -> str:
-        source = self.source or ""
-        offsets = self.memo.get("line offsets")
-        if offsets is None:
-            offsets = self.memo["line offsets"] = line_offsets(source)
-        assert isinstance(offsets, list)
-        return source[offsets[first - 1]:line_end(source, offsets, last)]
+    def reads(self, node: cst.CSTNode, words: Sequence[str] = (), into_definitions: bool = True) -> None:
+        """Before a step's analysis reads the parts of `node` that say one of `words` as a word (all of it
+        without words; without `into_definitions` only the statements of its own scope): a way that left
+        parts unparsed parses the file whole when one of them is needed. (A transformer declares what
+        it reads where it is registered instead: `refactors.transformers.register(reads=...)`.)"""
+        self.way.provide(node, into_definitions, words)
+
+    def rewrite(self, node: cst.CSTNode, transformer: cst.CSTTransformer, where: Callable[[cst.CSTNode], bool],
+                through: Optional[Tuple[type, ...]] = None):
+        """`node.visit(transformer)`, for a transformer that changes only nodes for which `where` holds,
+        all of them found by looking into children of the `through` types (any type by default)."""
+        return self.way.rewrite(node, transformer, where=where, through=through)
 
     def expr(self, source: str) -> cst.BaseExpression:
         return cst.parse_expression(source, config=self.module.config_for_parsing)
@@ -240,8 +249,6 @@ class Context:
 
     def fresh_name(self, scope: Scope, base: str) -> str:
         """A name not bound in `scope` or any enclosing scope, nor introduced by this upgrade before."""
-        self.require_bindings(scope, base)
-
         def taken(name: str) -> bool:
             return name in self.new_names or self.resolver.lookup(name, scope) is not None
         name, n = base, 1
@@ -253,6 +260,7 @@ class Context:
 
     def track_position(self, node: cst.CSTNode) -> None:
         """Before the pass: have `position_of(node)` answer for a node of the module that is no use site."""
+        self.resolver.make_hot(node)  # (a fast way generates only what the pass enters)
         self.tracked.append(node)
 
     def position_of(self, node: cst.CSTNode) -> Tuple[int, int]:
@@ -326,8 +334,8 @@ def _with_todos(node, marks: List[Mark], module: cst.Module):
 
 
 class Upgrader(cst.CSTTransformer):
-    """Calls the steps' hooks at each use site. Run by `hot_paths.rebuild` over the analysis's hot set,
-    so subtrees without a use site are not even entered."""
+    """Calls the steps' hooks at each use site (the nodes off the paths to them, in the analysis's hot
+    set, matter to it no more than to the way that runs it)."""
 
     def __init__(self, ctx: Context, steps: Sequence[ModuleType]) -> None:
         super().__init__()
@@ -335,11 +343,11 @@ class Upgrader(cst.CSTTransformer):
         for step in steps:  # analyses of the module before the pass changes it (they may add hot nodes)
             if hasattr(step, "prepare"):
                 step.prepare(ctx)
-        generated = layout(ctx.module, [ref.node for ref in ctx.resolver.references.values()] + ctx.tracked,
-                           ctx.resolver.hot,
-                           ctx.source if ctx.source is not None else ctx.module.code, ctx.tree)
-        self._positions, ctx.reproduces, ctx.recorded = generated.positions, generated.reproduces, generated.recorded
+        layout = ctx.way.layout(ctx.module, [ref.node for ref in ctx.resolver.references.values()] + ctx.tracked,
+                                ctx.resolver.hot)
+        self._positions, self.reproduces = layout.positions, layout.reproduces
         ctx.positions = self._positions
+        self.line = 1  # of the use site being upgraded, for an internal error's report
         self._callees: Set[int] = set()
         self._sites: Dict[int, Site] = {}
         self._left_ambiguous: Dict[int, str] = {}  # id of a use left because its name is ambiguous -> why
@@ -429,6 +437,7 @@ class Upgrader(cst.CSTTransformer):
         site = self._sites.get(id(original))
         if site is None or not site.legacy or id(original) in self._callees:
             return updated
+        self.line = site.line
         result = updated
         for hook in self._hooks["reference"]:
             result = hook(self.ctx, site, result)
@@ -448,6 +457,7 @@ class Upgrader(cst.CSTTransformer):
         if site.entry is not None and site.entry.with_guard == "unwrap":
             self.ctx.pending.append(site)  # decided by refactor_with when its `with` is left
             return updated
+        self.line = site.line
         site.call = original
         result: cst.BaseExpression = updated
         try:
@@ -517,20 +527,25 @@ class Outcome:
     findings: List[Finding]
     sites: List[Site]
     reproduces: Optional[bool] = None  # None when the module was returned untouched
-    recorded: Dict[int, Recorded] = field(default_factory=dict)
 
 
-def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members,
-        source: Optional[str] = None, tree: Optional[ast.Module] = None, partial: bool = False,
+def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members, way: Plain,
         shim: bool = True) -> Outcome:
-    """Upgrade one parsed module with the given ordered steps. `source` is the text it was parsed
-    from and `tree` CPython's parse of it, when the caller has them (they save generating code);
-    `partial`: the module was parsed from `source` with its cold parts left out."""
-    resolver = analyse(module, star_members)
+    """Upgrade one module, parsed by `way`, with the given ordered steps. A failure of a step is an
+    `InternalError` naming the line of the use site it was upgrading. `shim`: the legacy uses left run
+    through runtime_shim (coexistence)."""
+    resolver = analyse(module, star_members, way.stub_lines if way.partial else None)
     if not resolver.imports:
         return Outcome(module, [], [])
+    resolver.unparsed = way.provide_binding if way.partial else None
     ctx = Context(table=table, module=module, resolver=resolver,
-                  enabled=tuple(getattr(s, "NAME") for s in steps), source=source, tree=tree, partial=partial,
-                  shim=shim)
-    new = rebuild(module, Upgrader(ctx, steps), resolver.hot)
-    return Outcome(new, ctx.findings, ctx.sites, ctx.reproduces, ctx.recorded)
+                  enabled=tuple(getattr(s, "NAME") for s in steps), way=way, shim=shim)
+    upgrader = None
+    try:
+        upgrader = Upgrader(ctx, steps)
+        new = way.rewrite(module, upgrader, hot=resolver.hot)
+    except (WholeModuleNeeded, RecursionError, MemoryError):
+        raise
+    except Exception as exc:
+        raise InternalError(upgrader.line if upgrader is not None else 1, exc) from exc
+    return Outcome(new, ctx.findings, ctx.sites, upgrader.reproduces)

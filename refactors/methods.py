@@ -26,9 +26,8 @@ from api_mapping import ApiEntry, ClassFacts
 from refactors import call_args
 from refactors import findings as F
 from refactors.engine import LEGACY_ROOT, Context, NeedsReview, Site, short_name
-from refactors.hot_paths import descendants
 from refactors.local_values import all_statements, assigned_name, bound_once
-from refactors.scopes import ImportBinding, Reference, Scope
+from refactors.scopes import ImportBinding, Reference, Scope, descendants
 
 _DEPTH = 4  # how many assignments a value is followed through
 
@@ -49,14 +48,14 @@ _MODERN = _Kind(None, None)
 def plan(ctx: Context) -> None:
     """Before the pass: find the uses of changed members, to rewrite them when the pass leaves them."""
     names = {m for facts in ctx.table.classes.values() for m in facts.members}
-    source = ctx.source if ctx.source is not None else ctx.module.code
+    source = ctx.source
     words = _trigger_words(ctx, attributes=not ctx.static_file())
     if not names or not re.search(r"\b(?:%s)\b" % "|".join(map(re.escape, words)), source):
         return
     # Neither the objects nor the calls of their methods need mention paddle: the parts of the module
-    # left unparsed (refactors.partial_parse) are needed where they say a trigger word, and where they
-    # bind what a receiver is (`_Kinds.of` asks).
-    ctx.require_parsed(ctx.module, words=words)
+    # left unparsed (refactors.fast.partial_parse) are needed where they say a trigger word, and where
+    # they bind what a receiver is (`_Kinds.of` looks it up).
+    ctx.reads(ctx.module, words=words)
     kinds = _Kinds(ctx)
     for stmt in all_statements(ctx.module):
         found = _attribute_assignment(stmt)
@@ -172,7 +171,6 @@ class _Kinds:
                 return self._of_class(cls) if cls is not None else None
             return None
         if isinstance(expr, cst.Name):
-            ctx.require_bindings(scope, expr.value)
             owner = _owner(scope, expr.value, ctx)
             if owner is None:
                 return None
@@ -182,14 +180,13 @@ class _Kinds:
             cls = _method_class(scope)
             if cls is None:
                 return None
-            ctx.require_parsed(cls, words=(expr.attr.value,))
+            ctx.reads(cls, words=(expr.attr.value,))
             assigned = self.self_values.get((id(cls), expr.attr.value), [])
             if len(assigned) == 1 and assigned[0][0] is not None:
                 return self.of(assigned[0][0], assigned[0][1], depth + 1)
         return None
 
     def _class_named(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
-        self.ctx.require_bindings(scope, name)
         owner = _owner(scope, name, self.ctx)
         return self.classes.get((id(owner.node), name)) if owner is not None else None
 
@@ -215,12 +212,8 @@ class _Kinds:
 
 def _owner(scope: Scope, name: str, ctx: Context) -> Optional[Scope]:
     """The scope whose binding of `name` a read in `scope` sees, when it binds it exactly once."""
-    current: Optional[Scope] = scope
-    while current is not None:
-        if name in current.bindings and not (current.is_class and current is not scope):
-            return current if bound_once(current, name) else None
-        current = current.parent
-    return None
+    current = ctx.resolver.binding_scope(name, scope)
+    return current if current is not None and bound_once(current, name) else None
 
 
 def _method_class(scope: Scope) -> Optional[cst.ClassDef]:

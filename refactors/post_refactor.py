@@ -19,9 +19,8 @@ import libcst as cst
 
 from api_mapping.modes import COEXIST, LEGACY_STATIC_ON, STATIC_ON
 from refactors.engine import Context
-from refactors.hot_paths import rebuild, statement_paths
 from refactors.refactor_import import before_paddle_imports, module as ensure_import_paddle
-from refactors.statement_visitor import StatementTransformer
+from refactors.statement_visitor import HOLDS_STATEMENTS, LINES, StatementTransformer
 from refactors.scopes import ROOT, ImportBinding, dotted, module_dotted
 
 NAME = "post_refactor"
@@ -58,12 +57,26 @@ class ImportTidier(StatementTransformer):
         names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return small.with_changes(names=names)
 
-    def leave_SimpleStatementLine(self, original, updated):
+    def holds_dead(self, node: cst.CSTNode) -> bool:
+        """Whether `node` is a line holding an import this tidier edits (the nodes it changes)."""
+        return isinstance(node, LINES) and any(id(small) in self.statements for small in node.body)
+
+    def _tidy_line(self, original, updated):
+        if not self.holds_dead(original):
+            return updated
         body = [s for s in (self._tidy(small) for small in updated.body) if s is not None]
         if not body:
             return cst.RemoveFromParent()
-        body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        if len(body) < len(updated.body):  # the line's last statement went: so does its semicolon
+            body[-1] = body[-1].with_changes(semicolon=updated.body[-1].semicolon)
         return updated.with_changes(body=body)
+
+    def leave_SimpleStatementLine(self, original, updated):
+        return self._tidy_line(original, updated)
+
+    def leave_SimpleStatementSuite(self, original, updated):  # `if x: import paddle.fluid as fluid`
+        result = self._tidy_line(original, updated)
+        return updated.with_changes(body=[cst.Pass()]) if isinstance(result, cst.RemovalSentinel) else result
 
     def leave_Try(self, original: cst.Try, updated: cst.Try):
         """`try: import paddle.fluid... except ImportError: import ...` whose imports all went: drop it."""
@@ -162,5 +175,5 @@ def module(ctx: Context, node: cst.Module) -> cst.Module:
     dead = [b for b in dead if not (b.alias is None and id(b.statement) in alive_stars)]
     if dead:
         tidier = ImportTidier(dead)
-        node = _dedupe_import_paddle(rebuild(node, tidier, statement_paths(node, tidier.statements)))
+        node = _dedupe_import_paddle(ctx.rewrite(node, tidier, where=tidier.holds_dead, through=HOLDS_STATEMENTS + LINES))
     return _coexistence(ctx, ensure_import_paddle(ctx, node))

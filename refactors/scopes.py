@@ -12,17 +12,27 @@ This walk reads the tree's fields directly (about ten times cheaper than a visit
 
 Python's rules kept: class bodies do not enclose nested functions, `global`/`nonlocal` redirect a
 name, decorators/defaults/annotations/bases are evaluated in the enclosing scope, keyword argument
-names, attribute names and parameter names are not references.
+names, attribute names and parameter names are not references, and names are compared as Python
+reads them (NFKC: `ｆluid` is `fluid`).
+
+A module parsed with parts left out (refactors.fast.partial_parse) has stubs for them; each scope
+records the lines of its stubs, and a lookup through such a scope asks the way (`Analysis.unparsed`)
+whether the name may be bound there. The names paddle imports bind never are: a part that says one
+is never left out.
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field, fields
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 ROOT = "paddle"
+# Statements that bind names in another scope: a part of the text that says one is never left out.
+BINDS_OUTSIDE = ("global", "nonlocal")
 
+Lines = Tuple[int, int]  # the first and last source line a stub stands for
 Chain = Union[cst.Name, cst.Attribute]
 
 
@@ -48,9 +58,10 @@ class Scope:
     bindings: Dict[str, List[Optional[ImportBinding]]] = field(default_factory=dict)
     globals: Set[str] = field(default_factory=set)
     nonlocals: Set[str] = field(default_factory=set)
+    stubs: List[Lines] = field(default_factory=list)  # parts of its statements left unparsed
 
     def bind(self, name: str, binding: Optional[ImportBinding] = None) -> None:
-        self.bindings.setdefault(name, []).append(binding)
+        self.bindings.setdefault(normal(name), []).append(binding)
 
 
 @dataclass(eq=False)
@@ -64,6 +75,11 @@ class Reference:
     mixed: bool = False  # the name is also bound otherwise in that scope (`except ImportError: fluid = None`)
 
 
+def normal(name: str) -> str:
+    """A name as Python reads it (PEP 3131: NFKC), cheap for the ASCII ones."""
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)
+
+
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """`a.b.c` for a pure Name/Attribute chain, else None."""
     parts = []
@@ -73,19 +89,20 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
     if not isinstance(node, cst.Name):
         return None
     parts.append(node.value)
-    return ".".join(reversed(parts))
+    return normal(".".join(reversed(parts)))
 
 
 def module_dotted(node: Optional[cst.BaseExpression]) -> str:
     return "" if node is None else (dotted(node) or "")
 
 
-# Fields that hold only whitespace, punctuation or tokens: never a name or a scope.
+# Fields that hold only whitespace, punctuation or tokens: never a name or a scope (with those whose
+# name starts or ends with "whitespace"; tests/test_libcst_assumptions.py proves it for every node class).
 _TRIVIA = {
-    "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "trailing_whitespace",
-    "comma", "semicolon", "newline", "indent", "whitespace", "equal", "star", "dot", "colon", "operator",
-    "first_line", "lbracket", "rbracket", "lbrace", "rbrace", "asynchronous", "quote", "prefix", "start",
-    "end", "first_colon", "second_colon",
+    "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "comma", "semicolon",
+    "newline", "indent", "equal", "star", "dot", "colon", "operator", "first_line", "lbracket", "rbracket",
+    "lbrace", "rbrace", "asynchronous", "quote", "prefix", "start", "end", "first_colon", "second_colon",
+    "relative",
 }
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
@@ -94,7 +111,8 @@ def child_fields(kind: type) -> Tuple[str, ...]:
     names = _FIELDS.get(kind)
     if names is None:
         names = tuple(f.name for f in fields(kind)
-                      if f.name not in _TRIVIA and not f.name.startswith("whitespace"))
+                      if f.name not in _TRIVIA and not f.name.startswith("whitespace")
+                      and not f.name.endswith("whitespace"))
         _FIELDS[kind] = names
     return names
 
@@ -113,7 +131,7 @@ def is_node(value: object) -> bool:
 
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The child nodes of `node` that can hold a name (in field order, which is nearly source order;
-    see `refactors.hot_paths.source_order`)."""
+    see `refactors.fast.hot_paths.source_order`)."""
     for name in child_fields(type(node)):
         value = getattr(node, name)
         if is_node(value):
@@ -128,8 +146,10 @@ _HANDLERS: Dict[type, Optional[Callable]] = {}  # node type -> its `_Walker.on_<
 
 
 class _Walker:
-    def __init__(self, module: cst.Module, star_members: Callable[[str], Sequence[str]]) -> None:
+    def __init__(self, module: cst.Module, star_members: Callable[[str], Sequence[str]],
+                 stub_lines: Optional[Callable[[cst.SimpleStatementLine], Optional[Lines]]]) -> None:
         self.star_members = star_members
+        self.stub_lines = stub_lines
         self.module_scope = Scope(node=module, parent=None)
         self.scope = self.module_scope
         self.imports: List[ImportBinding] = []
@@ -178,9 +198,16 @@ class _Walker:
                 self.walk(node)
         self.scope = outer
 
+    def on_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        lines = self.stub_lines(node) if self.stub_lines is not None else None
+        if lines is not None:
+            self.scope.stubs.append(lines)
+        else:
+            self.children(node)
+
     # -- references -----------------------------------------------------------------------------
     def on_Name(self, node: cst.Name) -> None:
-        self.references.append(Reference(node, node.value, self.scope))
+        self.references.append(Reference(node, normal(node.value), self.scope))
 
     def on_Attribute(self, node: cst.Attribute) -> None:
         chain = dotted(node)
@@ -286,10 +313,10 @@ class _Walker:
         self._bind_target(node.target)
 
     def on_Global(self, node: cst.Global) -> None:
-        self.scope.globals.update(item.name.value for item in node.names)
+        self.scope.globals.update(normal(item.name.value) for item in node.names)
 
     def on_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.scope.nonlocals.update(item.name.value for item in node.names)
+        self.scope.nonlocals.update(normal(item.name.value) for item in node.names)
 
     def on_Param(self, node: cst.Param) -> None:
         for part in (node.default, node.annotation):  # the parameter's name is not a reference
@@ -306,7 +333,7 @@ class _Walker:
         for alias in node.names:
             full = module_dotted(alias.name)
             if alias.asname is not None:
-                name, qual = alias.asname.name.value, full  # type: ignore[union-attr]
+                name, qual = normal(alias.asname.name.value), full  # type: ignore[union-attr]
             else:
                 name = qual = full.split(".")[0]
             if full.split(".")[0] == ROOT:
@@ -324,7 +351,7 @@ class _Walker:
             return
         for alias in node.names:
             member = module_dotted(alias.name)
-            name = alias.asname.name.value if alias.asname is not None else member  # type: ignore[union-attr]
+            name = normal(alias.asname.name.value) if alias.asname is not None else member  # type: ignore[union-attr]
             if is_paddle:
                 self._add_import(name, f"{module}.{member}", node, alias)
             else:
@@ -341,6 +368,10 @@ class Analysis:
     parents: Dict[int, int]  # id(walked node) -> id(nearest walked ancestor)
     chains: Dict[int, Reference] = field(default_factory=dict)  # id(chain node) -> every chain, paddle or not
     scopes: Dict[int, Scope] = field(default_factory=dict)  # id(node opening a scope) -> its scope
+    # Called with a scope's stubs and a name before that name is looked up through the scope (the
+    # way that left them out raises when they may bind it); names paddle imports bind are exempt.
+    unparsed: Optional[Callable[[Sequence[Lines], str], None]] = None
+    import_names: Set[str] = field(default_factory=set)
 
     def make_hot(self, node: cst.CSTNode) -> None:
         """Have the rewriting pass enter `node` and everything around it."""
@@ -352,14 +383,24 @@ class Analysis:
     def lookup(self, name: str, scope: Scope) -> Optional[List[Optional[ImportBinding]]]:
         """The bindings `name` refers to from `scope` (None marks a non-import binding), or None when
         it is not bound at all (a builtin)."""
+        name = normal(name)
+        found = self.binding_scope(name, scope)
+        return found.bindings[name] if found is not None else None
+
+    def binding_scope(self, name: str, scope: Scope) -> Optional[Scope]:
+        """The scope whose binding of `name` a use in `scope` refers to; None for a builtin."""
+        name = normal(name)
+        check = self.unparsed if name not in self.import_names else None
         if name in scope.globals:
             scope = self.module_scope
         innermost: Optional[Scope] = scope
         current: Optional[Scope] = scope
         while current is not None:
             if not (current.is_class and current is not innermost):  # class bodies do not enclose
+                if current.stubs and check is not None:
+                    check(current.stubs, name)
                 if name in current.bindings and name not in current.nonlocals:
-                    return current.bindings[name]
+                    return current
             current = current.parent
         return None
 
@@ -389,15 +430,21 @@ class Analysis:
         return all(b is not None and b.qualname == ROOT for b in bindings)
 
 
-def analyse(module: cst.Module, star_members: Callable[[str], Sequence[str]]) -> Analysis:
-    walker = _Walker(module, star_members)
+def analyse(module: cst.Module, star_members: Callable[[str], Sequence[str]],
+            stub_lines: Optional[Callable[[cst.SimpleStatementLine], Optional[Lines]]] = None) -> Analysis:
+    """Resolve the names of `module`; `stub_lines` tells the stubs of parts left unparsed, if any."""
+    walker = _Walker(module, star_members, stub_lines)
     walker.children(module)
+    names = {b.name for b in walker.imports} | {ROOT}
     result = Analysis(walker.module_scope, walker.imports, {}, set(), walker.decorators, walker.parents,
-                      {id(ref.node): ref for ref in walker.references}, walker.scopes)
+                      {id(ref.node): ref for ref in walker.references}, walker.scopes, import_names=names)
     if not walker.imports:
         return result
     for ref in walker.references:
-        found = result.lookup(ref.dotted.partition(".")[0], ref.scope)
+        head = ref.dotted.partition(".")[0]
+        if head not in names:
+            continue  # no paddle import binds it anywhere
+        found = result.lookup(head, ref.scope)
         if not found:
             continue
         ref.bindings = [b for b in found if b is not None]
@@ -407,3 +454,13 @@ def analyse(module: cst.Module, star_members: Callable[[str], Sequence[str]]) ->
         result.references[id(ref.node)] = ref
         result.make_hot(ref.node)
     return result
+
+
+def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`root` and every node below it that can hold a name, each before its children; several
+    times cheaper than a libcst visitor, which also rebuilds what it visits."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(list(children(node))))

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-_CONTAINERS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.SimpleStatementLine,
-               cst.ExceptHandler, cst.Else, cst.Finally)
+# What can hold a statement (tests/test_hot_paths.py checks this against every libcst node class).
+HOLDS_STATEMENTS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.ExceptHandler,
+                    cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase)
+LINES = (cst.SimpleStatementLine, cst.SimpleStatementSuite)  # what holds small statements
+_CONTAINERS = HOLDS_STATEMENTS + (cst.SimpleStatementLine,)
 
 
 def _enters(node: cst.CSTNode) -> bool:

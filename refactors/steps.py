@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple
+from functools import lru_cache
+from typing import Dict, List, Optional, Sequence, Set
 
 import libcst as cst
 
 from api_mapping import Table, load_table
-from refactors import (args_to_kwargs, api_rename, codegen, engine, norm_api_alias, post_refactor, refactor_import,
+from refactors import (args_to_kwargs, api_rename, engine, fast, norm_api_alias, post_refactor, refactor_import,
                        refactor_kwargs, refactor_with)
 from refactors import NAMES
 from refactors.findings import Finding
-from refactors.codegen import Recorded
-from refactors.transformers import REGISTRY
+from refactors.transformers import CLASS, REGISTRY, SCOPE
 
 PIPELINE = (refactor_import, norm_api_alias, args_to_kwargs, refactor_kwargs, api_rename, refactor_with,
             post_refactor)
@@ -51,18 +50,28 @@ def star_members(module: str) -> Sequence[str]:
                    if name.startswith(prefix) and "." not in name[len(prefix):]})
 
 
+@lru_cache(maxsize=None)
+def keep() -> fast.Keep:
+    """What the fast way keeps parsed for the transformers that read beyond their use sites (declared
+    with `register(reads=...)`): the last names of the APIs they serve."""
+    words: Dict[str, Set[str]] = {SCOPE: set(), CLASS: set()}
+    for entry in table().entries.values():
+        registered = REGISTRY.get(entry.transformer) if entry.transformer else None
+        for region in registered.reads if registered is not None else ():
+            words[region].update(name.rsplit(".", 1)[-1] for name in (entry.name, *entry.alias))
+    return fast.Keep(scope=tuple(sorted(words[SCOPE])), whole=tuple(sorted(words[CLASS])))
+
+
 @dataclass
 class Result:
-    module: cst.Module
+    module: cst.Module  # the upgraded tree
+    code: str  # its code (the input text itself when `unchanged`)
     findings: List[Finding]
     sites: List[engine.Site]
-    unchanged: bool  # the input module was returned as it was (no paddle import)
+    unchanged: bool  # the module has no paddle import: it was returned as it was
     reproduces: Optional[bool] = None  # libcst gives the input back byte for byte (None: module untouched)
-    recorded: Dict[int, Recorded] = field(default_factory=dict, repr=False)  # see refactors.codegen
-
-    @cached_property
-    def code(self) -> str:
-        return codegen.code(self.module, self.recorded)
+    way: str = "plain"  # the way that made it (refactors.fast)
+    fast_failure: str = ""  # when the fast way failed and the plain way ran: the fast way's traceback
 
     @property
     def legacy_sites(self) -> int:
@@ -83,21 +92,35 @@ def select(names: Optional[Sequence[str]] = None):
     return tuple(step for step in PIPELINE if step.NAME in names)
 
 
-def upgrade_module(module: cst.Module, names: Optional[Sequence[str]] = None, source: Optional[str] = None,
-                   tree: Optional[ast.Module] = None, partial: bool = False,
-                   shim: bool = True) -> Tuple[cst.Module, Result]:
-    """Upgrade a parsed module. `source`, the text it was parsed from, and `tree`, CPython's parse of
-    that text, are optional; with both, only the statements the upgrade concerns are generated
-    (refactors.positions). `partial`: the module was parsed from `source` with its cold parts left
-    out (refactors.partial_parse); the upgrade raises `WholeModuleNeeded` when it needs one of them.
+def _run(way: fast.Plain, steps, shim: bool = True) -> Result:
+    """Parse, upgrade and generate the code, all the given way."""
+    module = way.parse()
+    outcome = engine.run(module, table(), steps, star_members, way, shim)
+    unchanged = outcome.reproduces is None
+    code = way.source if unchanged else way.code(outcome.module)
+    return Result(outcome.module, code, outcome.findings, outcome.sites, unchanged, outcome.reproduces, way.name)
+
+
+def upgrade_code(source: str, names: Optional[Sequence[str]] = None, shim: bool = True,
+                 tree: Optional[ast.Module] = None, way: Optional[str] = None) -> Result:
+    """Upgrade Python 3 source text; `tree`, CPython's parse of it, spares work when at hand.
     `shim`: the legacy uses the upgrade leaves run through runtime_shim (coexistence); False gives pure
-    2.x text, the leftovers only marked."""
-    outcome = engine.run(module, table(), select(names), star_members, source, tree, partial, shim)
-    return outcome.module, Result(outcome.module, outcome.findings, outcome.sites, outcome.module is module,
-                                  outcome.reproduces, outcome.recorded)
+    2.x text, the leftovers only marked.
 
+    By default the fast way runs, and on any exception there the plain way (refactors.fast);
+    `way="plain"` or `way="fast"` runs that one only. Raises libcst.ParserSyntaxError when the text
+    does not parse, and `engine.InternalError` when a step fails on it.
+    """
+    steps = select(names)
 
-def upgrade_code(source: str, names: Optional[Sequence[str]] = None, shim: bool = True) -> Result:
-    """Upgrade Python 3 source text; raises libcst.ParserSyntaxError when it does not parse."""
-    _, result = upgrade_module(cst.parse_module(source), names, source, shim=shim)
+    def run(way: fast.Plain) -> Result:
+        return _run(way, steps, shim)
+    if way == "plain":
+        return run(fast.Plain(source))
+    if way == "fast":
+        return fast.fast_way(source, tree, keep(), run)
+    if way is not None:
+        raise ValueError(f"unknown way {way!r} (plain, fast)")
+    result, failure = fast.upgrade(source, tree, keep(), run)
+    result.fast_failure = failure
     return result

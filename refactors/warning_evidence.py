@@ -7,7 +7,7 @@ each looks at the use site for its condition and answers True (it holds), False 
 does not) or None (cannot tell). The warning is reported unless a check answers False.
 
 The checks read CPython's parse of the whole file (`Context.tree`), never the libcst tree, so they do
-not depend on which parts of the file libcst parsed (refactors.partial_parse).
+not depend on which parts of the file libcst parsed (refactors.fast.partial_parse).
 """
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def _file(ctx: Context) -> Optional[_File]:
 
 
 def _read(ctx: Context) -> Optional[_File]:
-    source = ctx.source if ctx.source is not None else ctx.module.code
+    source = ctx.source
     tree = ctx.tree
     if tree is None:
         try:

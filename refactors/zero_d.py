@@ -97,11 +97,11 @@ def plan(ctx: Context) -> None:
     producers = {id(ref.node) for ref in ctx.resolver.references.values() if _producer_ref(ctx, ref)}
     if not producers:
         return
-    source = ctx.source if ctx.source is not None else ctx.module.code
+    source = ctx.source
     if "[0]" in source:
-        ctx.require_parsed(ctx.module)  # the reads and the values' way there need not mention paddle
+        ctx.reads(ctx.module)  # the reads and the values' way there need not mention paddle
     elif "return" in source:
-        ctx.require_parsed(ctx.module, words=("return",))  # no read to rewrite: what leaves a function
+        ctx.reads(ctx.module, words=("return",))  # no read to rewrite: what leaves a function
     else:
         return
     _Flow(ctx, producers).run()

@@ -1,28 +1,38 @@
-"""Generating the upgraded module by copying recorded text gives exactly libcst's own code generation."""
+"""Generating the upgraded module by copying recorded text gives exactly libcst's own code generation
+(refactors.fast.codegen), and cutting cold statements from the source gives the positions and the
+round trip of generating them (refactors.fast.positions)."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Optional, Tuple
 
 import libcst as cst
 import pytest
 
 import refactors
-from refactors import codegen
-from refactors.partial_parse import line_offsets
-from refactors.positions import _cold_inside, _statement_spans, layout
+from refactors import fast, steps
+from refactors.fast import codegen
+from refactors.fast.partial_parse import line_offsets
+from refactors.fast.positions import _cold_inside, _statement_spans, layout
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INPUTS = sorted(p for step in refactors.NAMES for p in (FIXTURES / step).glob("*.in.py")) + \
     sorted((FIXTURES / "legacy").rglob("*.py"))
 
 
+def upgraded(source: str, tree: Optional[ast.Module] = None) -> Tuple[fast.Fast, refactors.Result]:
+    """The fast way, the whole text parsed, and its result."""
+    way = fast.Fast(source, tree, fast.Keep(), partial=False)
+    return way, steps._run(way, refactors.PIPELINE)
+
+
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_copying_recorded_text_equals_generating(path: Path) -> None:
-    result = refactors.upgrade_code(path.read_text())
+    way, result = upgraded(path.read_text())
     if result.unchanged:
         pytest.skip("no paddle import: nothing generated")
-    assert result.recorded, "the pass recorded no subtree to copy"
+    assert way.recorded, "the pass recorded no statement to copy"
     assert result.code == result.module.code
 
 
@@ -44,18 +54,14 @@ def test_moved_subtrees_are_generated_again_and_the_missing_final_newline_stays_
     assert result.code.endswith("return z")
 
 
-def test_the_text_of_cold_subtrees_is_recorded_at_their_indentation() -> None:
+def test_the_text_of_cold_statements_is_recorded_at_their_indentation() -> None:
     module = cst.parse_module("def f():\n    a = 1\n    b = g(2)\n")
     func = module.body[0]
     second = func.body.body[1]
-    hot = {id(module), id(func), id(func.body), id(second)}
+    hot = {id(module), id(func), id(func.body), id(second), id(second.body[0])}
     recorded = layout(module, [], hot, module.code).recorded
     first = func.body.body[0]
-    assert recorded[id(first)] == ("    a = 1\n", ("    ",))
-    assert id(second) not in recorded  # hot: entered, not copied
-    # the children of a small statement whose text depends on its place are recorded one level down
-    assign = second.body[0]
-    assert id(assign) not in recorded and recorded[id(assign.value)] == ("g(2)", ("    ",))
+    assert recorded == {id(first): ("    a = 1\n", ("    ",))}  # statements only: `b`'s parts are generated
     assert codegen.code(module, recorded) == module.code
 
 
@@ -64,8 +70,8 @@ def test_cutting_cold_statements_from_the_source_changes_nothing(path: Path) -> 
     """With CPython's tree, cold top-level statements are taken from the source, not generated: the
     output, the findings and their positions are those of generating the whole module."""
     source = path.read_text()
-    whole = refactors.upgrade_code(source)
-    _, cut = refactors.upgrade_module(cst.parse_module(source), None, source, ast.parse(source))
+    _, whole = upgraded(source)
+    _, cut = upgraded(source, ast.parse(source))
     assert (cut.code, cut.findings, cut.reproduces) == (whole.code, whole.findings, whole.reproduces)
     assert [(s.line, s.col) for s in cut.sites] == [(s.line, s.col) for s in whole.sites]
 
@@ -83,10 +89,10 @@ y = ( 3 )
 
 
 def test_a_cold_statement_is_its_source_and_a_hot_one_is_checked() -> None:
-    module = cst.parse_module(ODD)
-    _, result = refactors.upgrade_module(module, None, ODD, ast.parse(ODD))
+    way, result = upgraded(ODD, ast.parse(ODD))
+    module = result.module
     assert result.reproduces is True
-    cold = [text for key, (text, indent) in result.recorded.items() if key == id(module.body[1])]
+    cold = [text for key, (text, indent) in way.recorded.items() if text.startswith("x = ")]
     assert cold == ["x = [1,\t2]   # a tab inside brackets, kept byte for byte\n"]
     assert result.code.splitlines()[1:] == ODD.replace("fluid.layers.relu", "paddle.nn.functional.relu") \
         .splitlines()[1:]
@@ -97,7 +103,7 @@ def test_a_cold_statement_is_its_source_and_a_hot_one_is_checked() -> None:
 @pytest.mark.parametrize("source", ["import paddle.fluid as fluid\ny = fluid.layers.relu(x)",  # no final newline
                                     "import paddle.fluid as fluid\ny = fluid.layers.relu(x)\n# a footer\n"])
 def test_where_cutting_is_not_safe_the_whole_module_is_generated(source: str) -> None:
-    _, cut = refactors.upgrade_module(cst.parse_module(source), None, source, ast.parse(source))
+    _, cut = upgraded(source, ast.parse(source))
     assert cut.reproduces is True
     assert cut.code == refactors.upgrade_code(source).code
     assert _statement_spans(cst.parse_module(source), source, ast.parse(source), line_offsets(source)) is None
@@ -130,12 +136,10 @@ class Net(fluid.dygraph.Layer):
 
 
 def test_cold_methods_of_a_hot_class_are_cut_from_the_source_too() -> None:
-    module = cst.parse_module(NESTED)
-    _, result = refactors.upgrade_module(module, None, NESTED, ast.parse(NESTED))
-    methods = module.body[1].body.body
-    assert result.recorded[id(methods[0])] == ("    def helper(self, v):\n        return [v,\t1]   # cold: cut from "
-                                               "the source\n", ("    ",))
-    assert result.recorded[id(methods[2])][0] == "\n    def tail(self):\n        pass\n"
+    way, result = upgraded(NESTED, ast.parse(NESTED))
+    texts = sorted(way.recorded.values())
+    assert ("    def helper(self, v):\n        return [v,\t1]   # cold: cut from the source\n", ("    ",)) in texts
+    assert ("\n    def tail(self):\n        pass\n", ("    ",)) in texts
     assert result.reproduces is True
     assert result.code == refactors.upgrade_code(NESTED).code
     assert [(s.line, s.col) for s in result.sites] == [(4, 11), (10, 16)]
@@ -165,5 +169,5 @@ def test_cold_statements_in_the_blocks_of_a_hot_loop_are_cut_but_not_before_its_
     # the body's last statement is not cut: where `else:` begins is libcst's business, not CPython's
     assert cut == {id(a): ("    a = 1\n", ("    ",)), id(c): ("    c = 4\n", ("    ",)),
                    id(d): ("    d = 5\n", ("    ",))}  # the last block ends with the loop
-    _, result = refactors.upgrade_module(module, None, BLOCKS, tree)
+    _, result = upgraded(BLOCKS, tree)
     assert result.code == refactors.upgrade_code(BLOCKS).code and result.reproduces is True

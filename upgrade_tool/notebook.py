@@ -67,6 +67,7 @@ class NotebookOutcome:
     data: bytes
     findings: List[Finding]
     sites: List[SiteInfo]
+    fast_failure: str = ""  # see pipeline.TextOutcome
 
 
 def _cell_text(source: Any) -> str:
@@ -230,7 +231,7 @@ def upgrade(data: bytes, names: Optional[Sequence[str]] = None, shim: bool = Tru
     findings.extend(_relocate(f, where) for f in outcome.findings if f.line < keeper_line)
     sites = [_relocate_site(s, where) for s in outcome.sites if s.line < keeper_line]
     if outcome.text == combined:
-        return NotebookOutcome(data, findings, sites)
+        return NotebookOutcome(data, findings, sites, outcome.fast_failure)
 
     code = outcome.text
     if keep:
@@ -251,7 +252,7 @@ def upgrade(data: bytes, names: Optional[Sequence[str]] = None, shim: bool = Tru
                                                   if isinstance(cell.original, list) else new)
     tail = layout.pop("tail")
     out = json.dumps(nb, **layout) + tail
-    return NotebookOutcome((BOM if bom else b"") + out.encode("utf-8"), findings, sites)
+    return NotebookOutcome((BOM if bom else b"") + out.encode("utf-8"), findings, sites, outcome.fast_failure)
 
 
 def _split(code: str, cells: List[_Cell]) -> Dict[int, str]:

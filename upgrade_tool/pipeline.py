@@ -51,6 +51,7 @@ class TextOutcome:
     findings: List[Finding] = field(default_factory=list)  # `file` left empty: the caller knows it
     sites: List[SiteInfo] = field(default_factory=list)
     python2_fixers: Optional[Tuple[str, ...]] = None  # set when the Python 2 pre-pass was needed
+    fast_failure: str = ""  # the fast way failed and the plain way upgraded the text: its traceback
 
 
 def syntax_error(text: str) -> Optional[SyntaxError]:
@@ -63,7 +64,7 @@ def parse(text: str) -> Tuple[Optional[ast.Module], Optional[SyntaxError]]:
 
     This runs before libcst on purpose: libcst's native parser can crash the process (stack
     overflow) on pathological nesting that CPython rejects cleanly. The tree's line numbers then
-    spare generating the statements the upgrade does not touch (refactors.positions).
+    spare parsing and generating the parts the upgrade does not touch (refactors.fast).
     """
     try:
         with warnings.catch_warnings():
@@ -143,12 +144,14 @@ def _site_info(site, lines: List[str], enabled: Sequence[str]) -> SiteInfo:
         refactors=handling_refactors(site, enabled), source=source)
 
 
-def upgrade_text(text: str, names: Optional[Sequence[str]] = None, shim: bool = True) -> TextOutcome:
+def upgrade_text(text: str, names: Optional[Sequence[str]] = None, shim: bool = True,
+                 way: Optional[str] = None) -> TextOutcome:
     """Upgrade Python source text. Raises FileFailure when it cannot be parsed or upgraded safely.
-    `shim`: the legacy uses the upgrade leaves run through runtime_shim (see refactors.upgrade_module).
+    `shim`: the legacy uses the upgrade leaves run through runtime_shim (see refactors.upgrade_code).
 
     Text that never mentions paddle cannot import it: it is returned as it is, without being parsed
-    (a third of a typical repository, Python 2 leftovers and broken scripts included).
+    (a third of a typical repository, Python 2 leftovers and broken scripts included). `way`: as
+    `refactors.upgrade_code` takes it (the tests compare the ways; the default is the one to use).
     """
     if PADDLE_MARK not in text:
         return TextOutcome(text)
@@ -172,14 +175,14 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None, shim: bool = 
     body, tail = split_tail(work)
     original_body = body
     try:
-        result = _upgrade_body(body, names, tree, shim)
+        result = _upgrade_body(body, names, tree, shim, way)
         tab_line = 0
     except _LibcstMismatch:
         body, tab_line = expand_tab_indents(body)
         if not tab_line:
             raise
         try:
-            result = _upgrade_body(body, names, None, shim)
+            result = _upgrade_body(body, names, None, shim, way)
         except _LibcstMismatch:
             raise FileFailure(f"libcst cannot parse this file's indentation (tabs mixed with spaces from "
                               f"line {tab_line})", tab_line) from None
@@ -189,7 +192,8 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None, shim: bool = 
                                                                         body if tab_line else None)
     new = new_body + tail
     lines = work.splitlines()
-    outcome = TextOutcome(text, list(result.findings), [_site_info(s, lines, enabled) for s in result.sites])
+    outcome = TextOutcome(text, list(result.findings), [_site_info(s, lines, enabled) for s in result.sites],
+                          fast_failure=result.fast_failure)
     if new == work:  # nothing upgraded: keep the original, even if the 2to3 pre-pass changed it
         if fixers is not None:
             outcome.python2_fixers = fixers
@@ -215,41 +219,23 @@ class _LibcstMismatch(FileFailure):
 
 
 def _upgrade_body(text: str, names: Optional[Sequence[str]], tree: Optional[ast.Module],
-                  shim: bool = True) -> "refactors.Result":
-    """Upgrade the text, parsing first only what can concern the upgrade (refactors.partial_parse), and
-    the whole text when that is not enough; both give the same result."""
-    from refactors.partial_parse import MARKER, WholeModuleNeeded, stub_cold_parts
-
-    stubbed = stub_cold_parts(text, tree) if tree is not None else None
-    if stubbed is not None:
-        try:
-            result = _upgrade_parsed(stubbed, text, names, tree, partial=True, shim=shim)
-            if result.unchanged or MARKER not in result.code:  # else a stub had to be generated
-                return result
-        except (WholeModuleNeeded, FileFailure):
-            pass  # the whole text decides
-    return _upgrade_parsed(text, text, names, tree, partial=False, shim=shim)
-
-
-def _upgrade_parsed(parsed: str, text: str, names: Optional[Sequence[str]], tree: Optional[ast.Module],
-                    partial: bool, shim: bool = True) -> "refactors.Result":
-    """Parse `parsed` (`text`, or with `partial` `text` with its cold parts left out) and upgrade it."""
+                  shim: bool, way: Optional[str]) -> "refactors.Result":
+    """Upgrade the text: the fast way, and on any exception there the plain way (refactors.fast).
+    Parse, upgrade and code generation are inside this one boundary."""
     import libcst as cst  # here, not at the top: the CLI's main process never parses (see refactors/__init__)
-    from refactors.partial_parse import WholeModuleNeeded
+    from refactors.engine import InternalError
 
     try:
-        module = cst.parse_module(parsed)
+        result = refactors.upgrade_code(text, names or None, shim, tree, way)
     except cst.ParserSyntaxError as exc:
         raise _LibcstMismatch(f"libcst cannot parse line {exc.raw_line}: {exc.message}", exc.raw_line) from None
     except (RecursionError, MemoryError):
-        raise FileFailure("too deeply nested to parse safely") from None
-    try:
-        _, result = refactors.upgrade_module(module, names or None, text, tree, partial, shim)
-    except RecursionError:
         raise FileFailure("too deeply nested to upgrade safely") from None
-    except WholeModuleNeeded:
-        raise
-    except Exception as exc:  # a refactor bug must cost one file, never the run
+    except InternalError as exc:  # a refactor bug must cost one file, never the run
+        cause = exc.__cause__
+        raise FileFailure(f"internal error in the refactors at line {exc.line}: {type(cause).__name__}: {cause}",
+                          exc.line) from cause
+    except Exception as exc:
         raise FileFailure(f"internal error in the refactors: {type(exc).__name__}: {exc}") from exc
     # Never write what libcst could not reproduce byte for byte (checked on the code the engine
     # generated to locate use sites); a module returned untouched is not written at all.

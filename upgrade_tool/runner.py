@@ -194,8 +194,16 @@ def _python(job: Job, data: bytes, options: Options) -> FileResult:
     else:
         new_data = source_io.encode(new_text, decoded)
     bom = "\ufeff" if decoded.bom else ""
-    return _finish(job, data, new_data, bom + decoded.text, bom + new_text, outcome.findings, outcome.sites,
-                   decoded.encoding, outcome.python2_fixers)
+    return _noted(_finish(job, data, new_data, bom + decoded.text, bom + new_text, outcome.findings, outcome.sites,
+                          decoded.encoding, outcome.python2_fixers), outcome.fast_failure)
+
+
+def _noted(result: FileResult, fast_failure: str) -> FileResult:
+    """Record (at DEBUG level, with the traceback) that the fast way failed and the plain way upgraded
+    the file (refactors.fast)."""
+    if fast_failure:
+        result.detail = "the fast way failed; upgraded the plain way:\n" + fast_failure
+    return result
 
 
 def _shim(job: Job, data: bytes) -> FileResult:
@@ -223,7 +231,8 @@ def _notebook(job: Job, data: bytes, options: Options) -> FileResult:
     outcome = notebook.upgrade(data, options.names, options.shim)
     old_text = data.decode("utf-8")  # load() already proved it decodes; a BOM stays as U+FEFF
     new_text = outcome.data.decode("utf-8")
-    return _finish(job, data, outcome.data, old_text, new_text, outcome.findings, outcome.sites, "utf-8", None)
+    return _noted(_finish(job, data, outcome.data, old_text, new_text, outcome.findings, outcome.sites, "utf-8", None),
+                  outcome.fast_failure)
 
 
 # -- running many ----------------------------------------------------------------------------------

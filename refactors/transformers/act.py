@@ -19,8 +19,8 @@ import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, same_literal
-from refactors.hot_paths import descendants, paths_to, rebuild
-from refactors.transformers import emit, register
+from refactors.scopes import descendants
+from refactors.transformers import CLASS, emit, register
 
 
 @register("act_to_call")
@@ -113,7 +113,6 @@ def _class_uses(ctx: Context, cls: cst.ClassDef, owner: str) -> Tuple[_Attribute
     key = ("act-uses", id(cls), owner)
     found = ctx.memo.get(key)
     if found is None:
-        ctx.require_parsed(cls)  # all its methods are read, and later rewritten (`_wrap_in_class`)
         uses, elsewhere = _AttributeUses(owner), []
         for method in _methods(cls):
             if _first_param(method) == owner:
@@ -139,7 +138,7 @@ def _wrap_in_class(ctx: Context, cls: cst.ClassDef, owner: str, attr: str,
                     and func.value.value == owner and func.attr.value in wraps)  # type: ignore[operator]
 
         def edit(updated: cst.ClassDef) -> cst.ClassDef:
-            body = [rebuild(m, _WrapCalls(owner, wraps), paths_to(m, wrapped))  # type: ignore[arg-type]
+            body = [ctx.rewrite(m, _WrapCalls(owner, wraps), where=wrapped)  # type: ignore[arg-type]
                     if isinstance(m, cst.FunctionDef) and _first_param(m) == owner else m
                     for m in updated.body.body]  # type: ignore[union-attr]
             return updated.with_changes(body=updated.body.with_changes(body=body))
@@ -175,7 +174,7 @@ def _assigned_attribute(ctx: Context, site: Site, owner: str) -> str:
                       "where it is called")
 
 
-@register("layer_act")
+@register("layer_act", reads=(CLASS,))  # every method: where the layer is called
 def layer_act(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     act = call_args.get(node, "act")
     apply = emit.activation(ctx, site, act.value if act else None)

@@ -21,7 +21,7 @@ from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.scopes import Scope, dotted
 from refactors.statement_visitor import StatementVisitor
-from refactors.transformers import emit, register
+from refactors.transformers import SCOPE, emit, register
 
 PARAMS, OPTIMIZER = ".pdparams", ".pdopt"
 
@@ -73,9 +73,7 @@ def _target_names(node: cst.BaseExpression) -> List[str]:
 def _assigned(ctx: Context, scope: Scope, name: str) -> List[Optional[cst.BaseExpression]]:
     """What `name` is assigned in the scope that binds it (None entries: unknown values); each scope
     is read once per name, however many calls ask."""
-    ctx.require_bindings(scope, name)  # where it is bound, and what it is assigned there
-    while scope is not None and name not in scope.bindings:
-        scope = scope.parent  # type: ignore[assignment]
+    scope = ctx.resolver.binding_scope(name, scope)  # type: ignore[assignment]
     if scope is None:
         return [None]
     key = ("assigned", id(scope.node), name)
@@ -132,7 +130,7 @@ def _with_suffix(ctx: Context, path: cst.BaseExpression, suffix: str) -> cst.Bas
                                right=cst.SimpleString(repr(suffix)))
 
 
-@register("save_dygraph")
+@register("save_dygraph", reads=(SCOPE,))
 def save_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     state_dict, path = emit.required(node, "state_dict"), emit.required(node, "model_path")
     suffix = _state_dict_kind(ctx, site.scope, state_dict)

@@ -222,10 +222,7 @@ def stdlib_module(ctx: Context, site: Site, module: str) -> cst.Name:
 
     NeedsReview when the name is bound to something else where the call is.
     """
-    ctx.require_bindings(site.scope, module)
-    scope: Optional[Scope] = site.scope
-    while scope is not None and module not in scope.bindings:
-        scope = scope.parent
+    scope = ctx.resolver.binding_scope(module, site.scope)
     if scope is not None:
         imported = any(isinstance(stmt, cst.SimpleStatementLine) and any(
             isinstance(small, cst.Import) and any(a.asname is None and dotted(a.name) == module

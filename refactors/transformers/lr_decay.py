@@ -36,7 +36,7 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.scopes import Scope, dotted
 from refactors.statement_visitor import StatementVisitor
-from refactors.transformers import emit, register
+from refactors.transformers import SCOPE, emit, register
 
 LR = "paddle.optimizer.lr."
 _KEEP = ("learning_rate", "name")
@@ -351,7 +351,6 @@ def _step_after_runs(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExpress
     if scheduler is None:
         return _todo_step(ctx, site, new, None)
     program = _guarded_program(ctx)
-    ctx.require_parsed(site.scope.node, into_definitions=False, words=("run",))
     runs = _runs_in_loops(ctx, site.scope.node, program)
     if not runs:
         return _todo_step(ctx, site, new, scheduler)
@@ -375,8 +374,6 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
     scope_node = site.scope.node
     statement = ctx.statements[-1] if ctx.statements else None
     scheduler = _assigned_name(ctx, site)
-    # The scope is searched for the optimizers given the schedule and for their `minimize` in loops.
-    ctx.require_parsed(scope_node, into_definitions=False, words=("minimize",) + ((scheduler,) if scheduler else ()))
     optimizers: List[str] = []
     before: List[cst.BaseStatement] = []
     result: cst.BaseExpression = new
@@ -404,12 +401,12 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
     return emit.converted(site, result)
 
 
-@register("lr_decay_dygraph")
+@register("lr_decay_dygraph", reads=(SCOPE,))  # optimizers given the schedule, their `minimize` in loops
 def lr_decay_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     return _step_after_minimize(ctx, site, _scheduler(ctx, site, node, dygraph=True))
 
 
-@register("lr_decay_static")
+@register("lr_decay_static", reads=(SCOPE,))
 def lr_decay_static(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     new = _scheduler(ctx, site, node, dygraph=False)
     if ctx.static_file() and not ctx.in_dygraph_guard(site.node):

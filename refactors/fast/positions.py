@@ -1,37 +1,38 @@
 """At most one code generation of the input module, and what the upgrade needs from it.
 
-- Line and column of the use sites. libcst's PositionProvider records a range for every node and
-  costs several times a code generation on real files; findings need positions only for use sites.
+- Line and column of the use sites, as libcst's PositionProvider gives them (the start of a node's
+  syntactic range, after its parentheses). The provider records a range for every node and costs
+  several times a code generation on real files; findings need positions only for use sites.
 - Whether libcst gives the input back byte for byte: the upgrade never writes a file it does not.
   With CPython's parse of the file at hand, statements without a use site are not generated at all:
   their text is cut from the source (see `layout`).
-- The text of every cold subtree next to a hot path (see `frontier`), so that generating the
-  upgraded module can copy it instead of generating it again (`refactors.codegen`).
+- The text of every cold statement next to a hot path (see `frontier`), so that generating the
+  upgraded module can copy it instead of generating it again (`refactors.fast.codegen`).
 
 Lines are counted by "\n" (LF and CRLF text; old-Mac lone "\r" files would report line 1).
 """
 from __future__ import annotations
 
 import ast
-import inspect
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Collection, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Collection, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from refactors.codegen import Recorded, with_copies
-from refactors.partial_parse import line_offsets, start_line, stub_lines
+from refactors.fast.codegen import Recorded, with_copies
+from refactors.fast.partial_parse import line_offsets, start_line, stub_lines
 from refactors.scopes import children
-
+from refactors.statement_visitor import HOLDS_STATEMENTS
 
 
 @dataclass
 class Layout:
     positions: Dict[int, Tuple[int, int]]  # id(node) -> (line, column), both 1-based
     reproduces: bool  # libcst gives the input back byte for byte (what it generated equals the input)
-    recorded: Dict[int, Recorded] = field(default_factory=dict)  # id(frontier node) -> its text
+    recorded: Dict[int, Recorded] = field(default_factory=dict)  # id(frontier statement) -> its text
 
 
 @dataclass(frozen=False)
@@ -42,10 +43,16 @@ class _MarkingState(CodegenState):
     starts: Dict[int, Tuple[int, Tuple[str, ...]]] = field(default_factory=dict)
     ends: Dict[int, int] = field(default_factory=dict)
 
+    @contextmanager
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
+                                  end_node: Optional[cst.CSTNode] = None) -> Iterator[None]:
+        # Where PositionProvider starts a node's range (its own start: no `start_node` given).
+        if start_node is None and id(node) in self.wanted:
+            self.marks[id(node)] = len(self.tokens)
+        yield
+
     def before_codegen(self, node: cst.CSTNode) -> None:
         key = id(node)
-        if key in self.wanted:
-            self.marks[key] = len(self.tokens)
         if key in self.frontier:
             self.starts[key] = (len(self.tokens), tuple(self.indent_tokens))
 
@@ -83,7 +90,7 @@ def _generate(module: cst.Module, node: cst.CSTNode, wanted: Set[int], frontier:
 def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], hot: Collection[int], source: str,
            tree: Optional[ast.Module] = None) -> Layout:
     """Positions of `nodes`, whether libcst reproduces `source` (the module's text), and the text of
-    each cold subtree next to the `hot` paths (ids; see `frontier`).
+    each cold statement next to the `hot` paths (ids; see `frontier`).
 
     With `tree`, CPython's own parse of `source`, only the statements that hold a wanted node are
     generated: every cold statement, at the top level or in a block of a hot compound statement, is
@@ -108,7 +115,7 @@ def layout(module: cst.Module, nodes: Iterable[cst.CSTNode], hot: Collection[int
             continue
         inner: Dict[int, Recorded] = {}
         _cold_inside(module, stmt, node, end, (), source, offsets, hot, inner)
-        if inner and _generate(module, with_copies(stmt, inner, statements_only=True), wanted, marked, first_line,
+        if inner and _generate(module, with_copies(stmt, inner), wanted, marked, first_line,
                                positions, recorded) == text:
             recorded.update(inner)
         elif _generate(module, stmt, wanted, marked, first_line, positions, recorded) != text:
@@ -133,7 +140,7 @@ def _cut(statements: Sequence[cst.BaseStatement], nodes: Sequence[ast.stmt], off
         firsts.append(nodes[index])
         starts.append(start_line(nodes[index]) - len(stmt.leading_lines))
         stub = stub_lines(stmt)
-        if stub is not None:  # one stub for a run of statements (refactors.partial_parse)
+        if stub is not None:  # one stub for a run of statements (refactors.fast.partial_parse)
             index += 1
             while index < len(nodes) and start_line(nodes[index]) <= stub[1]:
                 index += 1
@@ -199,32 +206,24 @@ def _cold_inside(module: cst.Module, stmt: cst.BaseStatement, node: ast.stmt, en
                 out[id(child)] = (source[start:stop], inner)
 
 
-# -- which subtrees to record ---------------------------------------------------------------------
+# -- which statements to record ------------------------------------------------------------------
 
-_TAKES_CONTEXT: Dict[type, bool] = {}
-
-
-def _takes_context(kind: type) -> bool:
-    """Whether the node's text depends on its parent beyond indentation: `Arg`, `Element`, small
-    statements... are generated with a default comma or semicolon that depends on their position."""
-    takes = _TAKES_CONTEXT.get(kind)
-    if takes is None:
-        params = inspect.signature(kind._codegen_impl).parameters
-        takes = _TAKES_CONTEXT[kind] = any(name not in ("self", "state") for name in params)
-    return takes
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
 def frontier(module: cst.Module, hot: Collection[int]) -> Set[int]:
-    """The cold subtrees the rewriting pass cannot change: every child of a hot node that is not hot
-    itself (looking through nodes whose text depends on their parent)."""
+    """The cold statements the rewriting pass cannot change: every statement of the module or of a hot
+    indented block that is not hot itself. (An `elif`, the other statement a statement may hold, is
+    generated by its `if` with a keyword of its own: it is never copied.)"""
     out: Set[int] = set()
-    _frontier(module, hot, out)
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        opaque = isinstance(node, (cst.Module, cst.IndentedBlock))
+        for child in children(node):
+            if id(child) in hot:
+                if isinstance(child, HOLDS_STATEMENTS):
+                    stack.append(child)
+            elif opaque and isinstance(child, _STATEMENTS):
+                out.add(id(child))
     return out
-
-
-def _frontier(node: cst.CSTNode, hot: Collection[int], out: Set[int]) -> None:
-    for child in children(node):
-        if id(child) in hot or _takes_context(type(child)):
-            _frontier(child, hot, out)
-        else:
-            out.add(id(child))

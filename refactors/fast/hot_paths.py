@@ -6,15 +6,16 @@ files put a paddle call in most statements, so that alone cost more than the upg
 the scope analysis has already marked the nodes on the path to a use site ("hot"); only those are
 entered, in source order, and a node is rebuilt only when one of its children came back different.
 The transformer sees the same calls, in the same order, as it would for the hot nodes under
-`node.visit`, which is what makes the two interchangeable (tests/test_hot_paths.py).
+`node.visit`, which is what makes the two interchangeable (tests/test_hot_paths.py proves the field
+order for every libcst node class).
 
-Passes over a few nodes (the import tidy, a transformer wrapping some calls) build their own hot
-sets with `statement_paths` or `paths_to`; `descendants` is the cheap read-only walk.
+Passes over a few nodes (the import tidy, a transformer wrapping some calls) get their hot sets from
+`paths_to` (`refactors.fast.Fast.rewrite`).
 """
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Callable, Collection, Dict, Iterator, Optional, Set, Tuple, Union
+from typing import Callable, Collection, Dict, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -33,6 +34,7 @@ _SOURCE_ORDER: Dict[str, Tuple[str, ...]] = {
     "ExceptStarHandler": ("type", "name", "body"),
     "Parameters": ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"),
     "MatchCase": ("pattern", "guard", "body"),
+    "TypeAlias": ("name", "type_parameters", "value"),
 }
 _ORDER: Dict[type, Tuple[str, ...]] = {}
 
@@ -95,29 +97,6 @@ def _single(new: Result, owner: type, name: str):
     if isinstance(new, cst.FlattenSentinel):
         raise TypeError(f"{owner.__name__}.{name} holds one node, not a FlattenSentinel")
     return new
-
-
-# What can hold a statement (a pass over statements enters nothing else).
-HOLDS_STATEMENTS = (cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.ExceptHandler,
-                     cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase)
-_LINES = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
-
-
-def statement_paths(root: cst.CSTNode, small: Collection[int]) -> Set[int]:
-    """The hot set for a pass over statements: ids of the lines holding one of the `small`
-    statements (by id) and of every statement and block around them. Expressions are not entered."""
-    return paths_to(root, lambda node: isinstance(node, _LINES) and any(id(s) in small for s in node.body),
-                    through=HOLDS_STATEMENTS + _LINES)
-
-
-def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """`root` and every node below it that can hold a name, each before its children; several
-    times cheaper than a libcst visitor, which also rebuilds what it visits."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(list(children(node))))
 
 
 def paths_to(root: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool],

@@ -5,16 +5,16 @@ paddle import binds: the bodies of helper functions and classes and, inside func
 statements around the paddle calls. No use site can be there. Before libcst sees the text, each
 such part (a body, or a run of statements) is replaced by one line at its indentation,
 `...  # paddle-upgrade: not parsed, lines <first>-<last>`. The part is cold, so its original text is
-cut from the source like that of any other cold statement (refactors.positions), and the output
+cut from the source like that of any other cold statement (refactors.fast.positions), and the output
 keeps it byte for byte.
 
-A refactor that reads more than the paths to its use sites asks first
-(`engine.Context.require_parsed` and `require_bindings`): `act` reads all of a class's methods;
-the searches of a scope for a name's binding and assignments (`save_dygraph`'s state dict,
-`fresh_name`, a standard-library import a rewrite adds) and for an optimizer's `minimize` in loops
-(learning-rate schedules) ask for the parts whose text holds the word they look for. A part they
-need raises `WholeModuleNeeded`, and the file is parsed whole. So that this stays rare, the words
-those searches always look for (`KEPT`) stay parsed, and so does a class that says `act`.
+What the steps read beyond their use sites stays parsed, as `Keep` says: a transformer declares it
+where it is registered (`refactors.transformers.register(reads=...)`), and the names of the APIs it
+serves become the words that keep a scope's statements, or a whole class, parsed. The scope analysis
+needs the statements that bind names in other scopes (`scopes.BINDS_OUTSIDE`). Should a part left
+out be needed after all (an API imported under another name, a binding searched for by a name only
+known at run time), the reader says so (`refactors.fast.Fast.provide`, `provide_binding`) and the
+file is parsed whole.
 
 Also kept parsed, so that readers find what they expect: the module's own statements (its docstring
 and imports decide where imports go), docstrings, `pass` (a `try` left with only `pass` goes), a
@@ -22,39 +22,39 @@ block under a paddle `with` (it may be unwrapped and its statements moved), stat
 line with others, `elif` clauses, and the last statement of a block whose end libcst decides
 (before `else:` or `except:`, or a footer). Nothing is left out with a star import from paddle (it
 binds names the text does not spell), or in text with lone CRs, no final newline or a footer. A
-stub that would still be generated shows its marker, which the pipeline looks for in the output
-before parsing the whole file instead. Either way the result is that of a whole parse
-(tests/test_partial_parse.py).
+stub that would still be generated shows its marker, which the fast way looks for in the output
+before parsing the whole file instead. Names are compared as Python reads them (NFKC).
 """
 from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from bisect import bisect_left
+from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from refactors.hot_paths import HOLDS_STATEMENTS
-from refactors.scopes import ROOT, children
+from refactors.statement_visitor import HOLDS_STATEMENTS
+from refactors.scopes import BINDS_OUTSIDE, ROOT, children
 
 MARKER = "paddle-upgrade: not parsed"
 _COMMENT = re.compile(r"# " + MARKER + r", lines (\d+)-(\d+)")
 
-# Words that keep a part parsed although it holds no use site: the statements that bind names in an
-# enclosing scope, and words refactors search a scope for beyond their use sites (see
-# `engine.Context.require_parsed`; kept parsed, those searches do not need the whole file).
-KEPT = ("global", "nonlocal", "minimize", "os", "lr_scheduler")
-# A class that says `act` may have a layer whose activation moves into its methods, all of which are
-# then read (`act`): it stays parsed whole.
-WHOLE_CLASS = ("act",)
+
+@dataclass(frozen=True)
+class Keep:
+    """Words that keep parts parsed although they hold no use site: a scope (function, class, the
+    module) whose text holds one of `scope` keeps all its own statements parsed; a class whose text
+    holds one of `whole` is parsed whole."""
+
+    scope: Tuple[str, ...] = ()
+    whole: Tuple[str, ...] = ()
+
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _HOLDERS = HOLDS_STATEMENTS + (cst.SimpleStatementLine,)
-
-
-class WholeModuleNeeded(Exception):
-    """The upgrade needs a part of the module that was left unparsed: parse the whole text."""
 
 
 def stub_lines(stmt: cst.CSTNode) -> Optional[Tuple[int, int]]:
@@ -82,21 +82,22 @@ def stubs_in(node: cst.CSTNode, into_definitions: bool = True) -> Iterator[Tuple
             stack.extend(child for child in children(current) if isinstance(child, _HOLDERS))
 
 
-def stub_cold_parts(text: str, tree: ast.Module) -> Optional[str]:
+def stub_cold_parts(text: str, tree: ast.Module, keep: Keep = Keep()) -> Optional[str]:
     """`text` with its cold parts replaced by stubs (CPython's `tree` of it gives the lines), or None
     when there is none to replace or replacing is not safe."""
     if MARKER in text or text.count("\r") != text.count("\r\n") or not text.endswith("\n"):
-        return None  # (without a final newline, every statement is generated: refactors.positions)
+        return None  # (without a final newline, every statement is generated: refactors.fast.positions)
     names = _hot_names(tree)
     if names is None:
         return None
     uses = _offsets_of(names, text)
-    hits = Hits(uses, sorted(uses + _offsets_of(KEPT, text)), _offsets_of(WHOLE_CLASS, text))
+    hits = Hits(uses, sorted(uses + _offsets_of(BINDS_OUTSIDE, text)), _offsets_of(keep.scope, text),
+                _offsets_of(keep.whole, text))
     offsets = line_offsets(text)
     if not tree.body or text[line_end(text, offsets, tree.body[-1].end_lineno or 0):].strip():
         return None  # comments after the last statement: libcst's footer, and every statement is generated
     spans: List[Tuple[int, int]] = []
-    _cold(tree.body, text, offsets, hits, spans)
+    _cold(tree.body, text, offsets, hits, spans, runs=False, scope_runs=not hits.scope)
     if not spans:
         return None
     spans.sort()  # blocks are visited body, orelse, finalbody, handlers: not quite source order
@@ -115,14 +116,32 @@ def stub_cold_parts(text: str, tree: ast.Module) -> Optional[str]:
 
 def _offsets_of(words: Iterable[str], text: str) -> List[int]:
     """Where the words start in the text, as whole words (names are whole words wherever used).
-    `str.find` and a look at the characters around: several times cheaper than a regex."""
+    `str.find` and a look at the characters around: several times cheaper than a regex. A line with
+    other than ASCII is read as Python reads names (NFKC), and a word in it is found at its start."""
+    words = tuple(words)
+    if not words:
+        return []
+    if text.isascii():
+        return _ascii_offsets(words, text, 0)
+    found: List[int] = []
+    at = 0
+    for line in text.splitlines(keepends=True):
+        if line.isascii():
+            found += _ascii_offsets(words, line, at)
+        elif _ascii_offsets(words, unicodedata.normalize("NFKC", line), 0):
+            found.append(at)
+        at += len(line)
+    return found
+
+
+def _ascii_offsets(words: Sequence[str], text: str, base: int) -> List[int]:
     found = []
     for word in words:
         size, at = len(word), text.find(word)
         while at != -1:
             end = at + size
             if not (at and _word_char(text[at - 1])) and not (end < len(text) and _word_char(text[end])):
-                found.append(at)
+                found.append(base + at)
             at = text.find(word, end)
     found.sort()
     return found
@@ -134,8 +153,9 @@ def _word_char(char: str) -> bool:
 
 class Hits(NamedTuple):
     uses: List[int]  # offsets of the names paddle imports bind: where use sites can be
-    kept: List[int]  # those and the offsets of the `KEPT` words: what no stub may hold
-    whole_class: List[int]  # offsets of the `WHOLE_CLASS` words
+    kept: List[int]  # those and the offsets of `scopes.BINDS_OUTSIDE`: what no stub may hold
+    scope: List[int]  # offsets of the `Keep.scope` words
+    whole: List[int]  # offsets of the `Keep.whole` words
 
 
 def _hot_names(tree: ast.Module) -> Optional[Set[str]]:
@@ -200,11 +220,12 @@ def start_line(stmt: ast.stmt) -> int:
 
 
 def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: Hits,
-          spans: List[Tuple[int, int]], module_level: bool = True, closed: bool = False) -> None:
+          spans: List[Tuple[int, int]], runs: bool, scope_runs: bool, closed: bool = False) -> None:
     """Add the line spans of the outermost cold parts under `body`: the bodies of definitions, and
-    inside a function or class each run of statements (one stub stands for a run). `closed`: a
-    clause (`else:`, `except:`) follows the block, so where its last statement ends is libcst's to
-    decide, and a cold one is generated whole: nothing in it is left out."""
+    with `runs` each run of statements of `body` (one stub stands for a run); `scope_runs` says the
+    same of the blocks of the scope `body` is in. `closed`: a clause (`else:`, `except:`) follows
+    the block, so where its last statement ends is libcst's to decide, and a cold one is generated
+    whole: nothing in it is left out."""
     run: List[int] = []  # indexes of the cold statements a stub may replace, one after the other
 
     def flush() -> None:
@@ -223,21 +244,21 @@ def _cold(body: Sequence[ast.stmt], text: str, offsets: List[int], hits: Hits,
                 if span is not None:
                     spans.append(span)
                 continue
-            if not module_level and not isinstance(stmt, ast.Pass) and not _is_string(stmt) \
-                    and not _is_elif(stmt, text, offsets):
+            if runs and not isinstance(stmt, ast.Pass) and not _is_string(stmt) and not _is_elif(stmt, text, offsets):
                 run.append(index)
                 continue
         flush()
         if isinstance(stmt, (ast.With, ast.AsyncWith)) \
                 and _hot(hits.uses, offsets[stmt.lineno - 1], offsets[start_line(stmt.body[0]) - 1]):
             continue  # a paddle guard's block may be unwrapped: its statements would move
-        if isinstance(stmt, ast.ClassDef) and _hot(hits.whole_class, start, end):
+        if isinstance(stmt, ast.ClassDef) and _hot(hits.whole, start, end):
             continue
+        inner = not _hot(hits.scope, start, end) if isinstance(stmt, _DEFINITIONS) else scope_runs
         blocks = [block for block in _blocks(stmt) if block]
         final = max(blocks, key=lambda block: block[-1].end_lineno or 0) if blocks else None
         ends_unknown = closed and index == len(body) - 1  # so do those of its final block's last statement
         for block in blocks:
-            _cold(block, text, offsets, hits, spans, False,
+            _cold(block, text, offsets, hits, spans, inner, inner,
                   block is not final or ends_unknown or _has_footer(block, text, offsets))
     flush()
 
