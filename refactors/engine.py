@@ -14,12 +14,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Collection, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
+from libcst.helpers import parse_template_expression
 
 from api_mapping import ApiEntry, Table
-from refactors import findings as F
+from refactors import findings as F, kept_comments
 from refactors.findings import Finding
 from refactors.fast import Plain, WholeModuleNeeded
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
@@ -87,6 +88,7 @@ class Context:
     static_graph: bool = False  # a static-graph-only API is used: 2.x must be told
     pending: List[Site] = field(default_factory=list)  # guard calls waiting for their `with`
     todos: List[List[Mark]] = field(default_factory=lambda: [[]])  # one list per open statement
+    dropped: List[List[str]] = field(default_factory=lambda: [[]])  # comments rewrites dropped, per open statement
     # Edits beyond the call being rewritten, for rewrites that span statements (see `insert_around`,
     # `edit_class`); keyed by the id of an ORIGINAL node, applied when the pass leaves that node.
     statements: List[cst.CSTNode] = field(default_factory=list)  # original statements open, outermost first
@@ -208,6 +210,11 @@ class Context:
 
     def expr(self, source: str) -> cst.BaseExpression:
         return cst.parse_expression(source, config=self.module.config_for_parsing)
+
+    def template(self, source: str, **nodes: cst.CSTNode) -> cst.BaseExpression:
+        """An expression whose `{name}` placeholders are the given nodes, kept as they are (comments
+        too): code is never built from an operand's text (libcst.helpers.parse_template_expression)."""
+        return parse_template_expression(source, config=self.module.config_for_parsing, **nodes)
 
     def statement(self, source: str) -> cst.BaseStatement:
         return cst.parse_statement(source, config=self.module.config_for_parsing)
@@ -469,12 +476,20 @@ class Upgrader(cst.CSTTransformer):
             self.ctx.todo(str(why), result)
             site.finding = self.ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: {why}", False)
         self.ctx.finish(site, result)
+        self._keep_comments(updated, result)
         return result
+
+    def _keep_comments(self, updated, result, skip: Collection[int] = ()) -> None:
+        """Note the comments of `updated` a rewrite left out of `result`, for the statement around."""
+        before = kept_comments.comments(updated, skip) if result is not updated else None
+        if before:
+            self.ctx.dropped[-1].extend(kept_comments.dropped(before, kept_comments.comments(result, skip)))
 
     # -- statements -----------------------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, _STATEMENTS):
             self.ctx.todos.append([])
+            self.ctx.dropped.append([])
             self.ctx.statements.append(node)
         return super().on_visit(node)
 
@@ -482,9 +497,12 @@ class Upgrader(cst.CSTTransformer):
         result = super().on_leave(original, updated)
         build = self.ctx.replacements.pop(id(original), None)
         if build is not None:
-            result = build(result)
+            built = build(result)
+            self._keep_comments(result, built)
+            result = built
         if isinstance(original, _STATEMENTS):
             self.ctx.statements.pop()
+            result = kept_comments.above(result, self.ctx.dropped.pop())
             marks = self.ctx.todos.pop()
             if marks:
                 result = _with_todos(result, marks, self.ctx.module)
@@ -510,6 +528,8 @@ class Upgrader(cst.CSTTransformer):
             if site is not None and site in self.ctx.pending:
                 kept = result.items[index].item if isinstance(result, cst.With) else None
                 self.ctx.finish(site, kept)
+        body = updated.body.body if isinstance(updated.body, cst.IndentedBlock) else ()
+        self._keep_comments(updated, result, skip={id(stmt) for stmt in body})  # its statements move whole
         return result
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:

@@ -93,7 +93,8 @@ def _block(body) -> List[cst.BaseStatement]:
 
 
 def _blocks(stmt: cst.BaseCompoundStatement) -> Iterator[object]:
-    yield stmt.body
+    if not isinstance(stmt, cst.Match):  # a `match` has its blocks in its cases only
+        yield stmt.body
     for name in ("handlers", ):
         for handler in getattr(stmt, name, ()):
             yield handler.body

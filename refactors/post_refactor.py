@@ -13,11 +13,12 @@ legacy uses the upgrade left run beside the converted code (coexistence, see `--
 """
 from __future__ import annotations
 
-from typing import List, Set
+from typing import List, Sequence, Set
 
 import libcst as cst
 
 from api_mapping.modes import COEXIST, LEGACY_STATIC_ON, STATIC_ON
+from refactors import kept_comments
 from refactors.engine import Context
 from refactors.refactor_import import before_paddle_imports, module as ensure_import_paddle
 from refactors.statement_visitor import HOLDS_STATEMENTS, LINES, StatementTransformer
@@ -33,13 +34,25 @@ def _legacy_alias(binding: ImportBinding) -> bool:
 
 
 class ImportTidier(StatementTransformer):
-    """Rewrites only import statements; never descends into expressions."""
+    """Rewrites only import statements; never descends into expressions. The comments of a line it
+    removes go to the next statement of the block (or the block's end), on lines of their own."""
 
     def __init__(self, dead: List[ImportBinding]) -> None:
         super().__init__()
         self.dead_aliases: Set[int] = {id(b.alias) for b in dead if b.alias is not None}
         self.dead_stars: Set[int] = {id(b.statement) for b in dead if b.alias is None}
         self.statements: Set[int] = {id(b.statement) for b in dead}
+        self.removed: Set[int] = set()  # ids of the statements removed
+
+    def _remove(self, original: cst.BaseStatement) -> cst.RemovalSentinel:
+        self.removed.add(id(original))
+        return cst.RemoveFromParent()
+
+    def _adopt(self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]):
+        """The updated statements, the comments of the removed ones before the next one kept; and
+        those left over at the end."""
+        kept = iter(updated)
+        return kept_comments.carried((stmt, None if id(stmt) in self.removed else next(kept)) for stmt in original)
 
     def _tidy(self, small: cst.BaseSmallStatement):
         if id(small) not in self.statements:
@@ -66,7 +79,7 @@ class ImportTidier(StatementTransformer):
             return updated
         body = [s for s in (self._tidy(small) for small in updated.body) if s is not None]
         if not body:
-            return cst.RemoveFromParent()
+            return self._remove(original)
         if len(body) < len(updated.body):  # the line's last statement went: so does its semicolon
             body[-1] = body[-1].with_changes(semicolon=updated.body[-1].semicolon)
         return updated.with_changes(body=body)
@@ -89,28 +102,38 @@ class ImportTidier(StatementTransformer):
                          for s in block.body)  # type: ignore[union-attr]
         if had_import and only_pass(updated.body) and all(only_pass(h.body) for h in updated.handlers) \
                 and updated.orelse is None and updated.finalbody is None:
-            return cst.RemoveFromParent()
+            return self._remove(original)
         return updated
 
     def leave_IndentedBlock(self, original, updated):
-        if not updated.body:  # a block whose only statement was a removed import
-            return updated.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
-        return updated
+        body, pending = self._adopt(original.body, updated.body)
+        if not body:  # a block whose only statement was a removed import
+            body, pending = [cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=pending)], []
+        if body == list(updated.body) and not pending:
+            return updated
+        return updated.with_changes(body=body, footer=[*pending, *updated.footer])
+
+    def leave_Module(self, original, updated):
+        body, pending = self._adopt(original.body, updated.body)
+        if body == list(updated.body) and not pending:
+            return updated
+        return updated.with_changes(body=body, footer=[*pending, *updated.footer])
 
 
 def _dedupe_import_paddle(module: cst.Module) -> cst.Module:
     """Drop repeated module-level `import paddle` lines the tidying may have produced."""
     seen = False
-    body = []
+    kept = []
     for stmt in module.body:
         is_plain = (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
                     and isinstance(stmt.body[0], cst.Import) and len(stmt.body[0].names) == 1
                     and stmt.body[0].names[0].asname is None and dotted(stmt.body[0].names[0].name) == ROOT)
-        if is_plain and seen:
-            continue
+        kept.append((stmt, None if is_plain and seen else stmt))
         seen = seen or is_plain
-        body.append(stmt)
-    return module.with_changes(body=body) if len(body) != len(module.body) else module
+    if all(new is not None for _, new in kept):
+        return module
+    body, pending = kept_comments.carried(kept)
+    return module.with_changes(body=body, footer=[*pending, *module.footer])
 
 
 def _calls(stmt: cst.CSTNode, name: str) -> bool:

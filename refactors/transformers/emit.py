@@ -134,6 +134,14 @@ def required(node: cst.Call, arg: str) -> cst.BaseExpression:
     return found.value
 
 
+def receiver(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The expression, safe before `.attr` or `[index]` (`1.shape` does not parse; `(a + b).shape` is
+    not `a + b.shape`)."""
+    if isinstance(node, cst.Integer) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return parenthesized(node)
+
+
 def parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
     """The expression, safe as an operand of `*` or `not`."""
     if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,

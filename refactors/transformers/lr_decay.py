@@ -49,12 +49,10 @@ def _rename(node: cst.Call, renames: Dict[str, str]) -> cst.Call:
 
 
 def _ratio(ctx: Context, node: cst.Call, numerator: str, denominator: str, power: bool = False) -> cst.BaseExpression:
-    """`numerator / denominator`, or `numerator ** (1 / denominator)`, as source."""
+    """`numerator / denominator`, or `numerator ** (1 / denominator)`."""
     top = emit.parenthesized(emit.required(node, numerator))
     bottom = emit.parenthesized(emit.required(node, denominator))
-    text = (f"{ctx.code(top).strip()} ** (1 / {ctx.code(bottom).strip()})" if power
-            else f"{ctx.code(top).strip()} / {ctx.code(bottom).strip()}")
-    return ctx.expr(text)
+    return ctx.template("{top} ** (1 / {bottom})" if power else "{top} / {bottom}", top=top, bottom=bottom)
 
 
 def _staircase(ctx: Context, node: cst.Call) -> bool:

@@ -58,8 +58,8 @@ def embedding_layer(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpress
             and not any(isinstance(e, cst.StarredElement) for e in size.value.elements):
         rows, width = (e.value for e in size.value.elements)
     elif emit.pure(size.value):
-        text = ctx.code(size.value).strip()
-        rows, width = ctx.expr(f"{text}[0]"), ctx.expr(f"{text}[1]")
+        value = emit.receiver(size.value)
+        rows, width = ctx.template("{size}[0]", size=value), ctx.template("{size}[1]", size=value)
     else:
         raise NeedsReview("`size` is neither a [rows, width] list nor a name; split it by hand")
     args = []
