@@ -15,11 +15,12 @@ Every other guard (no_grad, program_guard, unique_name.guard, scope_guard, name_
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import libcst as cst
 
-from refactors.engine import Context, Site
+from refactors import findings as F
+from refactors.engine import Context, Site, short_name
 
 NAME = "refactor_with"
 
@@ -38,6 +39,14 @@ def with_stmt(ctx: Context, sites: Dict[int, Site], original: cst.With, updated:
     if original.items[0].asname is not None or original.asynchronous is not None \
             or not isinstance(updated.body, cst.IndentedBlock) or not ctx.resolver.is_paddle_root(site.scope):
         return updated
+    kept = _static_only_use_left(ctx, original)
+    if kept is not None and not ctx.static_file():
+        # Unwrapped, the use would stand outside any guard: the next run would take the file for a
+        # static one. The guard stays, served by runtime_shim, and keeps the block dynamic.
+        reason = f"the block keeps {short_name(kept.name)}, a static-graph API left as it was"
+        ctx.todo(f"{short_name(site.name)}: not unwrapped: {reason}", updated.items[0].item)
+        site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: not unwrapped: {reason}", False)
+        return updated
     enter = updated.items[0].item
     assert isinstance(enter, cst.Call)
     enter = enter.with_changes(func=ctx.name_node(entry.update_to))
@@ -49,6 +58,20 @@ def with_stmt(ctx: Context, sites: Dict[int, Site], original: cst.With, updated:
     first = statements[0]
     statements[0] = first.with_changes(leading_lines=(*updated.leading_lines, *first.leading_lines))
     return cst.FlattenSentinel(statements)
+
+
+def _static_only_use_left(ctx: Context, original: cst.With) -> Optional[Site]:
+    """A use of a static-graph-only API in the guard's block that the upgrade left as it was."""
+    block = id(original.body)
+    for site in ctx.sites:
+        if site.converted or site.entry is None or not site.entry.static_graph:
+            continue
+        key = ctx.resolver.parents.get(id(site.node), 0)
+        while key and key != block:
+            key = ctx.resolver.parents.get(key, 0)
+        if key:
+            return site
+    return None
 
 
 def _restoring(ctx: Context, site: Site, enter: cst.Call, body: cst.IndentedBlock,
