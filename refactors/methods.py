@@ -22,7 +22,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from api_mapping import ApiEntry, ClassFacts
+from api_mapping import ApiEntry, ClassFacts, Table
 from refactors import call_args
 from refactors import findings as F
 from refactors.engine import LEGACY_ROOT, Context, NeedsReview, Site, short_name
@@ -49,7 +49,7 @@ def plan(ctx: Context) -> None:
     """Before the pass: find the uses of changed members, to rewrite them when the pass leaves them."""
     names = {m for facts in ctx.table.classes.values() for m in facts.members}
     source = ctx.source
-    words = _trigger_words(ctx, attributes=not ctx.static_file())
+    words = trigger_words(ctx.table, attributes=not ctx.static_file())
     if not names or not re.search(r"\b(?:%s)\b" % "|".join(map(re.escape, words)), source):
         return
     # Neither the objects nor the calls of their methods need mention paddle: the parts of the module
@@ -69,15 +69,16 @@ def plan(ctx: Context) -> None:
 _TRIGGERS: Dict[Tuple[int, bool], Tuple[str, ...]] = {}
 
 
-def _trigger_words(ctx: Context, attributes: bool) -> Tuple[str, ...]:
+def trigger_words(table: Table, attributes: bool = True) -> Tuple[str, ...]:
     """Words without which no member use can change: a member whose 2.x name differs, or the argument
     a member renames or drops (`minimize` only changes with `parameter_list`); attribute rules only
-    where dynamic-graph code may use them (`attributes`: outside dygraph guards, which stay parsed)."""
-    key = (id(ctx.table), attributes)
+    where dynamic-graph code may use them (`attributes`: outside dygraph guards, which stay parsed).
+    The fast way keeps the statements that say one parsed (`refactors.keep`)."""
+    key = (id(table), attributes)
     found = _TRIGGERS.get(key)
     if found is None:
         words = set()
-        for facts in ctx.table.classes.values():
+        for facts in table.classes.values():
             for name, entry in facts.members.items():
                 if entry.kind == "attribute":
                     if attributes:

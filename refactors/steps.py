@@ -6,15 +6,15 @@ made of a use site. All API knowledge comes from `api_mapping`.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Set
 
 import libcst as cst
 
 from api_mapping import Table, load_table
-from refactors import (args_to_kwargs, api_rename, engine, fast, norm_api_alias, post_refactor, refactor_import,
-                       refactor_kwargs, refactor_with)
+from refactors import (args_to_kwargs, api_rename, engine, fast, methods, norm_api_alias, post_refactor,
+                       refactor_import, refactor_kwargs, refactor_with)
 from refactors import NAMES
 from refactors.findings import Finding
 from refactors.transformers import CLASS, REGISTRY, SCOPE
@@ -53,13 +53,15 @@ def star_members(module: str) -> Sequence[str]:
 @lru_cache(maxsize=None)
 def keep() -> fast.Keep:
     """What the fast way keeps parsed for the transformers that read beyond their use sites (declared
-    with `register(reads=...)`): the last names of the APIs they serve."""
+    with `register(reads=...)`: the last names of the APIs they serve), and for the methods of legacy
+    objects (the words their changes need: `refactors.methods`)."""
     words: Dict[str, Set[str]] = {SCOPE: set(), CLASS: set()}
     for entry in table().entries.values():
         registered = REGISTRY.get(entry.transformer) if entry.transformer else None
         for region in registered.reads if registered is not None else ():
             words[region].update(name.rsplit(".", 1)[-1] for name in (entry.name, *entry.alias))
-    return fast.Keep(scope=tuple(sorted(words[SCOPE])), whole=tuple(sorted(words[CLASS])))
+    return fast.Keep(scope=tuple(sorted(words[SCOPE])), whole=tuple(sorted(words[CLASS])),
+                     words=methods.trigger_words(table()))
 
 
 @dataclass

@@ -100,6 +100,7 @@ class Fast(Plain):
         self.parsed = partial_parse.stub_cold_parts(source, tree, keep) if partial and tree is not None else None
         self.partial = self.parsed is not None
         self.recorded: Dict[int, codegen.Recorded] = {}
+        self._offsets: List[int] = []  # where each line of the source starts (read for stubs only)
 
     def parse(self) -> cst.Module:
         return cst.parse_module(self.parsed if self.parsed is not None else self.source)
@@ -148,8 +149,9 @@ class Fast(Plain):
                 raise WholeModuleNeeded(f"lines {first}-{last} were not parsed")
 
     def _lines(self, first: int, last: int) -> str:
-        offsets = self._offsets = getattr(self, "_offsets", None) or partial_parse.line_offsets(self.source)
-        return self.source[offsets[first - 1]:partial_parse.line_end(self.source, offsets, last)]
+        if not self._offsets:
+            self._offsets = partial_parse.line_offsets(self.source)
+        return self.source[self._offsets[first - 1]:partial_parse.line_end(self.source, self._offsets, last)]
 
 
 R = TypeVar("R")

@@ -47,10 +47,11 @@ _COMMENT = re.compile(r"# " + MARKER + r", lines (\d+)-(\d+)")
 class Keep:
     """Words that keep parts parsed although they hold no use site: a scope (function, class, the
     module) whose text holds one of `scope` keeps all its own statements parsed; a class whose text
-    holds one of `whole` is parsed whole."""
+    holds one of `whole` is parsed whole; a statement that says one of `words` is never left out."""
 
     scope: Tuple[str, ...] = ()
     whole: Tuple[str, ...] = ()
+    words: Tuple[str, ...] = ()
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -91,8 +92,8 @@ def stub_cold_parts(text: str, tree: ast.Module, keep: Keep = Keep()) -> Optiona
     if names is None:
         return None
     uses = _offsets_of(names, text)
-    hits = Hits(uses, sorted(uses + _offsets_of(BINDS_OUTSIDE, text)), _offsets_of(keep.scope, text),
-                _offsets_of(keep.whole, text))
+    kept = _offsets_of((*BINDS_OUTSIDE, *keep.words), text)
+    hits = Hits(uses, sorted(uses + kept), _offsets_of(keep.scope, text), _offsets_of(keep.whole, text))
     offsets = line_offsets(text)
     if not tree.body or text[line_end(text, offsets, tree.body[-1].end_lineno or 0):].strip():
         return None  # comments after the last statement: libcst's footer, and every statement is generated
@@ -153,7 +154,7 @@ def _word_char(char: str) -> bool:
 
 class Hits(NamedTuple):
     uses: List[int]  # offsets of the names paddle imports bind: where use sites can be
-    kept: List[int]  # those and the offsets of `scopes.BINDS_OUTSIDE`: what no stub may hold
+    kept: List[int]  # those and the offsets of `scopes.BINDS_OUTSIDE` and `Keep`'s words: what no stub may hold
     scope: List[int]  # offsets of the `Keep.scope` words
     whole: List[int]  # offsets of the `Keep.whole` words
 
