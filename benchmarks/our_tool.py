@@ -1,4 +1,5 @@
-"""Our CLI, `paddle-upgrade --write --no-confirm`, run on a fresh copy of a tree.
+"""Our CLI, `paddle-upgrade --write --no-confirm`, run on a fresh copy of a tree: the installed one, or
+(`ours@DIR`) `python -m upgrade_tool` from the checkout DIR, so that two versions are timed in one run.
 
 Files it could not upgrade are read from its `--report-json` (status "failed" or "skipped"), asked
 for only in the untimed run whose output is judged. A run that exits 2 or prints a traceback broke
@@ -11,7 +12,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import List, Set
+from typing import List, Optional, Set
 
 from benchmarks.corpus import fresh_copy, python_files
 from benchmarks.measure import ToolRun, run_measured
@@ -38,11 +39,11 @@ def failed_files(report: Path, tree: Path) -> Set[str]:
 
 
 class OurTool:
-    name = "ours"
-
-    def __init__(self, work: Path, parallel: int) -> None:
+    def __init__(self, work: Path, parallel: int, checkout: Optional[Path] = None) -> None:
         self.work = work
         self.parallel = parallel
+        self.checkout = checkout
+        self.name = "ours" if checkout is None else f"ours@{checkout.name}"
 
     def prepare(self, corpus: Path) -> Path:
         return corpus  # it takes the tree as it is (CRLF, any encoding)
@@ -52,13 +53,15 @@ class OurTool:
         from which the files it could not upgrade are read."""
         fresh_copy(source, dest)
         backup = dest.parent / f"{dest.name}-backup"
-        argv = [*command(), "--inpath", ".", "--write", "--no-confirm", "--backup", str(backup), "--no-log-file",
+        head = command() if self.checkout is None else [sys.executable, "-m", "upgrade_tool"]
+        argv = [*head, "--inpath", ".", "--write", "--no-confirm", "--backup", str(backup), "--no-log-file",
                 "--parallel", str(self.parallel)]
+        env = None if self.checkout is None else {**os.environ, "PYTHONPATH": str(self.checkout.resolve())}
         report_path = dest.parent / f"{self.name}-{tag}.report.json"
         if report:
             report_path.unlink(missing_ok=True)
             argv += ["--report-json", str(report_path)]
-        measured = run_measured(argv, dest, dest.parent / f"{self.name}-{tag}")
+        measured = run_measured(argv, dest, dest.parent / f"{self.name}-{tag}", env)
         # exit 0: nothing left, 1: files failed or APIs left; 2 (or a traceback): the run itself broke
         crashed = b"Traceback (most recent call last)" in Path(measured.stderr_path).read_bytes()
         valid = measured.returncode in (0, 1) and not crashed and (report_path.exists() or not report)

@@ -47,11 +47,18 @@ OUT = Path(__file__).resolve().parent / "out"
 UPGRADERS = ("ours", "reference")
 
 
+def _upgrader(name: str) -> bool:
+    """`ours`, `ours@CHECKOUT` or `reference` (the floor only parses and generates)."""
+    return name in UPGRADERS or name.startswith("ours@")
+
+
 def make_tools(names: Sequence[str], work: Path, parallel: int) -> List:
     tools: List = []
     for name in names:
         if name == "ours":
             tools.append(OurTool(work, parallel))
+        elif name.startswith("ours@"):
+            tools.append(OurTool(work, parallel, Path(name[len("ours@"):])))
         elif name == "reference":
             tools.append(ReferenceTool(OUT, parallel))
         elif name == "floor":
@@ -59,13 +66,13 @@ def make_tools(names: Sequence[str], work: Path, parallel: int) -> List:
             if parallel > 1:
                 tools.append(FloorRun(parallel))
         else:
-            raise SystemExit(f"unknown tool {name!r} (ours, reference, floor)")
+            raise SystemExit(f"unknown tool {name!r} (ours, ours@CHECKOUT, reference, floor)")
     return tools
 
 
 def _clean(run: ToolRun, keep_tree: bool) -> None:
     """Remove an upgrader's copy (unless kept) and its backup; the floor's tree is the corpus itself."""
-    if run.tool not in UPGRADERS:
+    if not _upgrader(run.tool):
         return
     backup = run.tree.parent / f"{run.tree.name}-backup"
     if backup.exists():
@@ -136,7 +143,7 @@ def bench(corpus: Path, tools: List, repeat: int, work: Path, quality: bool,
     if quality:
         result["quality"], result["quality_details"], result["judged_runs"] = {}, {}, {}
         for tool in tools:
-            if tool.name not in UPGRADERS:
+            if not _upgrader(tool.name):
                 continue
             print(f"  judging {tool.name}: one reported run, and a re-run on its output", file=sys.stderr, flush=True)
             judged = _reported_run(tool, inputs[tool.name], work / tool.name / "judged", "judged")
@@ -190,7 +197,7 @@ def speed_table(result: Dict) -> str:
                      _num(v["cpu_median_s"]), _num(v["peak_tree_rss_mb"], "{:.0f}"),
                      _num(v["peak_process_rss_mb"], "{:.0f}"),
                      _num(_ratio(median, ref) if name != "reference" else None, "{:.3f}x"),
-                     _num(_ratio(median, floor) if name in UPGRADERS else None, "{:.2f}x")])
+                     _num(_ratio(median, floor) if _upgrader(name) else None, "{:.2f}x")])
     return _table(rows)
 
 
@@ -212,7 +219,7 @@ QUALITY_ROWS = [
 
 def quality_table(result: Dict) -> str:
     quality = result.get("quality") or {}
-    names = [n for n in UPGRADERS if n in quality]
+    names = list(quality)  # the upgraders, in the order they ran
     rows = [["quality", *names]]
     for label, show in QUALITY_ROWS:
         rows.append([label, *(show(quality[n]) for n in names)])
@@ -255,7 +262,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic corpora")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per tool (min and median reported)")
     parser.add_argument("--parallel", type=int, default=2, help="worker processes for every tool")
-    parser.add_argument("--tools", help="comma-separated: ours,reference,floor "
+    parser.add_argument("--tools", help="comma-separated: ours,reference,floor; ours@DIR runs the checkout DIR "
+                                        "(python -m upgrade_tool there: two versions in one run) "
                                         "(default: all three; with --synthetic: ours,floor)")
     parser.add_argument("--no-quality", action="store_true", help="timings only")
     args = parser.parse_args(argv)
