@@ -150,16 +150,16 @@ def _prefix(ctx: Context, path: cst.BaseExpression) -> cst.BaseExpression:
     return path
 
 
-def _pure_path(node: cst.BaseExpression) -> bool:
+def _repeatable_path(ctx: Context, site: Site, node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        return _pure_path(node.left) and _pure_path(node.right)
-    return emit.pure(node)
+        return _repeatable_path(ctx, site, node.left) and _repeatable_path(ctx, site, node.right)
+    return emit.repeatable(ctx, site, node)
 
 
 @register("load_dygraph")
 def load_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     path = _prefix(ctx, emit.required(node, "model_path"))
-    if not _pure_path(path):
+    if not _repeatable_path(ctx, site, path):
         raise NeedsReview("the path is written three times in the 2.x form; bind it to a name first")
     keep = call_args.get(node, "keep_name_table")
     extra = {} if keep is None or emit.is_literal(ctx, keep.value) and literal(keep.value, ctx) is False \

@@ -14,16 +14,13 @@ import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, same_literal
-from refactors.scopes import dotted
 from refactors.transformers import emit, register
 
 
 def _aligned(ctx: Context, site: Site, node: cst.Call, axis: int) -> cst.Call:
     x, y = emit.required(node, "x"), emit.required(node, "y")
-    if not (emit.pure(x) and emit.pure(y)):
+    if not (emit.repeatable(ctx, site, x) and emit.repeatable(ctx, site, y)):
         raise NeedsReview(f"axis={axis} broadcasting needs `x` and `y` written twice; bind them to names first")
-    if any(ctx.resolver.qualname(dotted(t) or "", site.scope) for t in (x, y)):
-        raise NeedsReview(f"axis={axis} broadcasting reads the shapes of `x` and `y`, and one is a paddle name")
     axes = ctx.template(f"list(range(len({{y}}.shape), len({{x}}.shape){f' - {axis}' if axis else ''}))",
                         x=emit.receiver(x), y=emit.receiver(y))
     return call_args.set_value(node, "y", emit.call(ctx, site, "paddle.unsqueeze", y, axes))

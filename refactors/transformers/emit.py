@@ -12,7 +12,7 @@ import libcst as cst
 from api_mapping.namespaces import ACTIVATIONS, LAYER_BASE
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
-from refactors.scopes import Scope, dotted
+from refactors.scopes import Scope, descendants, dotted
 from refactors.target_signatures import target_params
 from refactors.warning_evidence import report_warning
 
@@ -125,6 +125,13 @@ def pure(node: cst.BaseExpression) -> bool:
         return pure(node.value) and all(
             isinstance(el.slice, cst.Index) and pure(el.slice.value) for el in node.slice)
     return False
+
+
+def repeatable(ctx: Context, site: Site, node: cst.BaseExpression) -> bool:
+    """True when a rewrite may write the expression more than once: it is `pure`, and names no paddle
+    API (each copy would be a use site of its own to the next run, which would convert it)."""
+    return pure(node) and not any(
+        ctx.resolver.qualname(chain, site.scope) for chain in (dotted(n) for n in descendants(node)) if chain)
 
 
 def required(node: cst.Call, arg: str) -> cst.BaseExpression:

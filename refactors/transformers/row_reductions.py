@@ -77,7 +77,7 @@ def smooth_l1_rows(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     sigma2 = _sigma_squared(ctx, node)
     inside, outside = _given(ctx, node, "inside_weight"), _given(ctx, node, "outside_weight")
     if inside is not None:
-        if not emit.pure(inside):
+        if not emit.repeatable(ctx, site, inside):
             raise NeedsReview("inside_weight multiplies both operands, so it would be written twice; bind it to "
                               "a name first")
         x, y = _times(x, inside), _times(y, inside)

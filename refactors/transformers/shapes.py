@@ -24,7 +24,7 @@ from refactors.transformers import emit, register
 @register("argsort_pair")
 def argsort_pair(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     for arg in node.args:
-        if arg.keyword is not None and arg.keyword.value != "name" and not emit.pure(arg.value):
+        if arg.keyword is not None and arg.keyword.value != "name" and not emit.repeatable(ctx, site, arg.value):
             raise NeedsReview(f"`{arg.keyword.value}` would be written twice (values and indices); "
                               f"bind it to a name first")
     indices = emit.finish(ctx, site, node)
