@@ -21,12 +21,12 @@ object) is reported.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from refactors.engine import Context, Site
-from refactors.scopes import dotted
+from refactors.scopes import descendants, dotted
 
 # The transformers whose results are 0-D in 2.x: full reductions, and static learning-rate schedules (the
 # program's rate variable that 1.8 code fetched).
@@ -218,7 +218,16 @@ class _Flow:
             for item in stmt.items:
                 self._reads(item.item, env)
             return self._block(stmt.body, env, function, returns)
-        if isinstance(stmt, cst.Try):
+        if isinstance(stmt, cst.Match):  # like an `if` per case; a name its pattern binds is not followed
+            self._reads(stmt.subject, env)
+            merged, bound = env, set()
+            for case in stmt.cases:
+                bound |= _names(case.pattern)
+                inner = {name: kind for name, kind in env.items() if name not in bound}
+                self._reads(case.guard, inner)
+                merged = _join(merged, self._block(case.body, inner, function, returns))
+            return {name: kind for name, kind in merged.items() if name not in bound}
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
             body = self._block(stmt.body, dict(env), function, returns)
             merged = _join(env, body)
             for handler in stmt.handlers:
@@ -432,6 +441,11 @@ def _parameters(function: cst.FunctionDef) -> set:
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     names.update(p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))
     return names
+
+
+def _names(pattern: cst.CSTNode) -> Set[str]:
+    """The names a `case` pattern may bind (every name in it, values' names too: more is safe)."""
+    return {node.value for node in descendants(pattern) if isinstance(node, cst.Name)}
 
 
 def _made_by(kind: Kind) -> FrozenSet[int]:
