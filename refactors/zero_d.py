@@ -242,8 +242,7 @@ class _Flow:
     def _small(self, small: cst.BaseSmallStatement, env: Env, returns: Optional[List[Kind]]) -> Env:
         env = dict(env)
         targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
-            [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else \
-            [t.target for t in small.targets] if isinstance(small, cst.Del) else []  # type: ignore[attr-defined]
+            [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign, cst.Del)) else []
         for target in targets:
             for node in _expressions(target):
                 if isinstance(node, cst.Subscript):

@@ -213,6 +213,8 @@ class _Gen:
             lambda: [f"{n} = \\", f"{self.unit}{e()}"],
             lambda: [f"{n} = {e()}  {self.comment()}"],
             lambda: [f"{n} = x", "x = 1", "y = [1,", "     2]"],  # with cold statements
+            lambda: [f"{n} = {e()}", f"del {n}"],
+            lambda: [f"{n} = {e()}", f"del {n}[0], x"],
         ]
         other: List[Callable[[], List[str]]] = [
             lambda: [f"{e()}"],
