@@ -209,6 +209,32 @@ def serve_2x_functions() -> None:
             _REPLACED.append((owner, attr, value))
             setattr(owner, attr, replacement)
     _fix_variable_abs(served)
+    _accept_variable_rate()
+
+
+def _accept_variable_rate() -> None:
+    """A learning rate the program computes (a legacy Variable) drives a 2.x optimizer on the legacy IR,
+    as it drove a 1.8 one (`optimizer.py`: the Variable is the program's rate, read by every update):
+    3.3.1's `Optimizer.__init__` accepts only a float or an LRScheduler, though its legacy-IR updates
+    read the rate from `_learning_rate_map` whatever made it. Elsewhere the constructor is unchanged."""
+    from paddle.base import framework
+    from paddle.optimizer import Optimizer
+
+    current = Optimizer.__init__
+    if getattr(current, "__shim_served__", None) is not None:
+        return
+
+    @functools.wraps(current)
+    def __init__(self, learning_rate=0.001, *args, **kwargs):
+        if not (isinstance(learning_rate, framework.Variable) and in_legacy_static()):
+            return current(self, learning_rate, *args, **kwargs)
+        current(self, 0.0, *args, **kwargs)
+        self._learning_rate = learning_rate
+        self._learning_rate_map[framework.default_main_program()] = learning_rate
+
+    __init__.__shim_served__ = current
+    _REPLACED.append((Optimizer, "__init__", current))
+    Optimizer.__init__ = __init__
 
 
 def _fix_variable_abs(served: _Served) -> None:

@@ -51,9 +51,6 @@ KNOWN_GAPS = {
                                   "optimizer.current_step_lr() (the optimizer comes out of a function's tuple, so "
                                   "its kind is not known); run anyway, current_step_lr() is AttributeError on "
                                   "paddle.optimizer.Adam: item 4",
-    "warmup_cond_static": "leaves learning_rate_scheduler._decay_step_counter (no 2.x equivalent); run anyway, "
-                          "paddle.optimizer.Adam(learning_rate=<Variable from layers.cond>) raises TypeError "
-                          "('learning rate should be float or LRScheduler'), which 2.0 accepted in static mode",
 }
 
 
