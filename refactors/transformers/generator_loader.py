@@ -1,0 +1,291 @@
+"""`DataLoader.from_generator` and the data source set on it: a `paddle.io.DataLoader` over its batches.
+
+1.8 (`reader.py:372`) made a loader first and gave it its data later, with one of three setters:
+`set_batch_generator(reader, places)` (each item a batch: one array per field, in `feed_list` order),
+`set_sample_list_generator(reader, places)` (each item a list of samples, stacked field by field with
+`np.asarray`, `reader.py:928`) or `set_sample_generator(reader, batch_size, drop_last=True, places)`
+(`paddle.batch` of the samples, then the same). Paddle 2.5 removed `from_generator`; 2.x reads an
+`IterableDataset` through `paddle.io.DataLoader(dataset, batch_size=None)`, which takes each item as a
+batch. So the pair
+
+    loader = fluid.io.DataLoader.from_generator(capacity=16, return_list=True)
+    ...
+    loader.set_sample_list_generator(reader, place)
+
+becomes one statement where the setter was, over a small dataset class written once per module
+(`GENERATOR_BATCHES`), and the `from_generator` statement goes:
+
+    loader = paddle.io.DataLoader(GeneratorBatches(reader, samples=True), batch_size=None, places=place)
+
+It is written only where the file shows all it depends on (checked on 1.8.5 and 3.3.1,
+fixtures/legacy/*_loader_*.py); otherwise the call is left (runtime_shim serves it) with the reason:
+- the loader is a name assigned the call, and its setter is a later statement of the same block
+  that no use of the name precedes; nothing rebinds what the kept arguments read in between, and the
+  name is used nowhere else in its scope but to iterate it (no `start()`/`reset()`, no second setter);
+- iterable (1.8's non-iterable loader is read inside the program, with `start()`/`reset()` and
+  `EOFException`: another shape of loop altogether);
+- the mode is known: in a dygraph guard (1.8's `DygraphGeneratorLoader` always returns lists), or a
+  static-graph file (`GeneratorLoader`: `feed_list` given, `return_list=False`, which both give as one
+  feed dict per place, and `drop_last=True`, which 2.x always does). In static mode only batch generators:
+  1.8 converted samples to the dtype and shape of their feed variables (`DataFeeder`), which 2.x does not.
+`capacity` and `use_multiprocess` only tune the queue and the worker; `use_double_buffer` is 2.x's
+`use_buffer_reader`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from api_mapping.modes import LEGACY_STATIC_ON, STATIC_ON
+from refactors import call_args, kept_comments
+from refactors import findings as F
+from refactors.engine import Context, NeedsReview, Site
+from refactors.local_values import assigned_name, bound_once, expressions
+from refactors.scopes import descendants
+from refactors.transformers import SCOPE, emit, register
+
+_STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
+
+SETTERS: Dict[str, Tuple[str, ...]] = {  # the setters and their parameters, in order (reader.py:916-951)
+    "set_sample_generator": ("reader", "batch_size", "drop_last", "places"),
+    "set_sample_list_generator": ("reader", "places"),
+    "set_batch_generator": ("reader", "places"),
+}
+
+# The dataset class, written once at module level; {name}, {paddle}, {numpy}: the names to use.
+GENERATOR_BATCHES = '''\
+class {name}({paddle}.io.IterableDataset):
+    """The batches 1.8's DataLoader.from_generator read from `reader` (paddle-upgrade): each item a batch
+    of fields, or with `samples` a list of samples, whose fields are stacked as 1.8 stacked them."""
+
+    def __init__(self, reader, samples):
+        super().__init__()
+        self.reader = reader
+        self.samples = samples
+
+    def __iter__(self):
+        for batch in self.reader():
+            yield [{numpy}.asarray(field) for field in (zip(*batch) if self.samples else batch)]
+'''
+
+
+def _block_after(ctx: Context, statement: cst.CSTNode) -> List[cst.BaseStatement]:
+    """The statements after `statement` in its block."""
+    parent = ctx.statements[-2] if len(ctx.statements) > 1 else ctx.module
+    blocks: List[Sequence[cst.BaseStatement]] = [parent.body] if isinstance(parent, cst.Module) else []
+    for node in descendants(parent) if not blocks else ():
+        if isinstance(node, cst.IndentedBlock):
+            blocks.append(node.body)
+    for block in blocks:
+        for index, stmt in enumerate(block):
+            if stmt is statement:
+                return list(block[index + 1:])
+    return []
+
+
+def _setter_call(stmt: cst.BaseStatement, loader: str) -> Optional[cst.Call]:
+    """The call when `stmt` is `loader.set_..._generator(...)` alone."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
+        call = stmt.body[0].value
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                isinstance(call.func.value, cst.Name) and call.func.value.value == loader and \
+                call.func.attr.value in SETTERS:
+            return call
+    return None
+
+
+def _names(node: cst.CSTNode) -> Set[str]:
+    return {n.value for n in expressions(node) if isinstance(n, cst.Name)}
+
+
+def _changes(stmt: cst.CSTNode, names: Set[str]) -> Optional[str]:
+    """A name of `names` that `stmt` may rebind or change (bound, or the receiver of a method call or
+    an item/attribute assignment), else None."""
+    for node in descendants(stmt):
+        target = None
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            target = node.target
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            target = node.target
+        elif isinstance(node, (cst.AsName, cst.NamedExpr)):
+            target = node.name if isinstance(node, cst.AsName) else node.target
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            target = node.name
+        elif isinstance(node, cst.Del):
+            target = node.target
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            target = node.func.value
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            found = [n.name.value for n in node.names if n.name.value in names]
+            if found:
+                return found[0]
+        while isinstance(target, (cst.Subscript, cst.Attribute)):
+            target = target.value
+        for name in _names(target) if target is not None else ():
+            if name in names:
+                return name
+    return None
+
+
+def _other_uses(ctx: Context, site: Site, loader: str, setter: cst.Call) -> Optional[str]:
+    """A use of the loader in its scope that a 2.x DataLoader does not have (`loader.start()`, another
+    setter), as written; a call or iteration of it, or passing it on, is what 2.x keeps."""
+    for node in descendants(site.scope.node):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == loader \
+                and node is not setter.func:
+            return f"{loader}.{node.attr.value}"
+    return None
+
+
+def _mode_dygraph(ctx: Context, site: Site, node: cst.Call) -> bool:
+    if ctx.in_dygraph_guard(site.node):
+        return True
+    if ctx.static_file() or _STATIC_ON.search(ctx.source):  # (the second: a static file upgraded before)
+        return False
+    if call_args.get(node, "feed_list") is None:  # 1.8's static loader raises without it
+        return True
+    raise NeedsReview("neither a dygraph guard around the loader nor a static graph in the file tells which "
+                      "1.8 loader this is (dygraph ones return lists, static ones feed dicts)")
+
+
+def _setter_args(setter: cst.Call) -> Dict[str, cst.BaseExpression]:
+    """The setter's arguments by parameter name."""
+    if call_args.has_star(setter):
+        raise NeedsReview("the data source is set with *args/**kwargs")
+    params = SETTERS[setter.func.attr.value]  # type: ignore[attr-defined]
+    found: Dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(setter.args):
+        name = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+        if name not in params:
+            raise NeedsReview(f"{setter.func.attr.value} is given an argument 1.8 does not take")  # type: ignore
+        found[name] = arg.value
+    if "reader" not in found:
+        raise NeedsReview("the data source is set without a reader")
+    return found
+
+
+def _numpy(ctx: Context, site: Site) -> str:
+    """The module's own name for numpy (`import numpy as np`), else `numpy`, imported."""
+    scope = ctx.resolver.module_scope
+    for stmt in ctx.module.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            for alias in small.names if isinstance(small, cst.Import) else ():
+                name = alias.evaluated_alias or alias.evaluated_name
+                if alias.evaluated_name == "numpy" and bound_once(scope, name) and \
+                        ctx.resolver.binding_scope(name, site.scope) is scope:
+                    return name
+    return emit.stdlib_module(ctx, site, "numpy").value
+
+
+def _dataset_class(ctx: Context, site: Site) -> str:
+    """The name of the module's dataset class, written once, before the module's statement that holds the
+    first loader converted (after the imports that statement may need)."""
+    name = ctx.memo.get(GENERATOR_BATCHES)
+    if name is None:
+        numpy = _numpy(ctx, site)
+        name = ctx.fresh_name(ctx.resolver.module_scope, "GeneratorBatches")
+        paddle = ctx.code(emit.name(ctx, site, "paddle"))
+        definition = ctx.statement(GENERATOR_BATCHES.format(name=name, paddle=paddle, numpy=numpy))
+        blank = cst.EmptyLine(indent=False)
+        ctx.insert_around(ctx.statements[0], before=[definition.with_changes(leading_lines=[blank, blank])])
+        ctx.memo[GENERATOR_BATCHES] = name
+    if ctx.resolver.lookup(name, site.scope) is not None:
+        raise NeedsReview(f"`{name}` is bound to something else here")
+    return name  # type: ignore[return-value]
+
+
+@register("from_generator", reads=(SCOPE,))  # the setter's statement after it, the loader's uses
+def from_generator(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    statement = ctx.statements[-1] if ctx.statements else None
+    bound = assigned_name(statement) if statement is not None else None
+    if bound is None or bound[1] is not emit.original_call(ctx, site):
+        raise NeedsReview("the loader is not assigned to a name, so its data source is not in sight")
+    loader = bound[0]
+    if call_args.has_star(node):
+        raise NeedsReview("called with *args/**kwargs")
+    if emit.value_of(ctx, node, "iterable", True) is not True:
+        raise NeedsReview("iterable=False: the program reads this loader (start()/reset() and EOFException); "
+                          "2.x iterates a paddle.io.DataLoader and feeds each batch to Executor.run")
+    dygraph = _mode_dygraph(ctx, site, node)
+    setter, between = None, []
+    for stmt in _block_after(ctx, statement):  # type: ignore[arg-type]
+        setter = _setter_call(stmt, loader)
+        if setter is not None:
+            setter_statement = stmt
+            break
+        if loader in _names(stmt):
+            raise NeedsReview(f"`{loader}` is used before its data source is set")
+        between.append(stmt)
+    if setter is None:
+        raise NeedsReview(f"no `{loader}.set_*_generator(...)` follows in the same block, so the batches it "
+                          f"reads are not in sight")
+    kind = setter.func.attr.value  # type: ignore[attr-defined]
+    other = _other_uses(ctx, site, loader, setter)
+    if other is not None:
+        raise NeedsReview(f"`{other}` is used elsewhere, which paddle.io.DataLoader does not have")
+    kept: Dict[str, cst.BaseExpression] = {}
+    if not dygraph:
+        if kind != "set_batch_generator":
+            raise NeedsReview(f"{kind} in a static graph: 1.8 converted each sample to the dtype and shape of its "
+                              f"feed variable (DataFeeder); use set_batch_generator with arrays of those")
+        if call_args.get(node, "feed_list") is None:
+            raise NeedsReview("a static-graph loader without feed_list")
+        if emit.value_of(ctx, node, "return_list", False) is not False:
+            raise NeedsReview("return_list=True in a static graph: 1.8 returned a list per place, 2.x one list")
+        if emit.value_of(ctx, node, "drop_last", True) is not True:
+            raise NeedsReview("drop_last=False: 2.x always drops the batches that do not fill every place")
+        kept["feed_list"] = call_args.get(node, "feed_list").value  # type: ignore[union-attr]
+    double_buffer = call_args.get(node, "use_double_buffer")
+    if double_buffer is not None:
+        kept["use_buffer_reader"] = double_buffer.value
+    changed = next((c for c in map(lambda s: _changes(s, set().union(*map(_names, kept.values()))), between)
+                    if c is not None), None) if kept else None
+    if changed is not None:
+        raise NeedsReview(f"`{changed}` may change between the loader and its data source")
+    source = _setter_args(setter)
+    if kind == "set_sample_generator" and "batch_size" not in source:
+        raise NeedsReview("set_sample_generator without batch_size")
+    if not dygraph and "places" not in source:
+        raise NeedsReview("an iterable static-graph loader without places")
+    if ctx.todos[-1]:
+        raise NeedsReview("its arguments hold uses left as written")
+    return _rewrite(ctx, site, statement, loader, kind, kept, setter_statement, dygraph, node)  # type: ignore
+
+
+def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loader: str, kind: str,
+             kept: Dict[str, cst.BaseExpression], setter: cst.SimpleStatementLine, dygraph: bool,
+             call: cst.Call) -> cst.BaseExpression:
+    """The `from_generator` statement goes (its comments move to the new one), the setter's becomes
+    `loader = paddle.io.DataLoader(...)`, built from what the pass made of both."""
+    dataset = _dataset_class(ctx, site)
+    moved: List[str] = []
+
+    def remove(updated: cst.CSTNode):
+        moved.extend(kept_comments.comments(updated))
+        return cst.FlattenSentinel([])
+
+    def build(updated: cst.CSTNode) -> cst.CSTNode:
+        source = _setter_args(updated.body[0].value)  # type: ignore[attr-defined]
+        reader = source["reader"]
+        if kind == "set_sample_generator":
+            drop_last = source.get("drop_last") or cst.Name("True")  # 1.8's default there
+            reader = emit.call(ctx, site, "paddle.batch", reader, batch_size=source["batch_size"],
+                               drop_last=drop_last)
+        arguments = dict(kept)
+        if "places" in source:
+            arguments["places"] = source["places"]
+        if not dygraph:
+            arguments["return_list"] = cst.Name("False")
+        samples = cst.Name("False" if kind == "set_batch_generator" else "True")
+        batches = cst.Call(func=cst.Name(dataset), args=[cst.Arg(reader), call_args.keyword_arg("samples", samples)])
+        new = emit.call(ctx, site, "paddle.io.DataLoader", batches, batch_size=cst.Name("None"), **arguments)
+        assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(loader))], value=new)
+        return kept_comments.above(updated.with_changes(body=[assign]), moved)  # type: ignore[attr-defined]
+
+    ctx.replace(statement, remove)
+    ctx.replace(setter, build)
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> paddle.io.DataLoader over {dataset}, "
+                                                         f"made where its data source is set ({kind})", True)
+    return emit.converted(site, call)
