@@ -42,9 +42,9 @@ from api_mapping.modes import LEGACY_STATIC_ON, STATIC_ON
 from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
-from refactors.local_values import assigned_name, bound_once, expressions
+from refactors.local_values import assigned_name, expressions
 from refactors.scopes import descendants
-from refactors.transformers import SCOPE, emit, register
+from refactors.transformers import SCOPE, emit, module_definitions, register
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
@@ -54,7 +54,7 @@ SETTERS: Dict[str, Tuple[str, ...]] = {  # the setters and their parameters, in 
     "set_batch_generator": ("reader", "places"),
 }
 
-# The dataset class, written once at module level; {name}, {paddle}, {numpy}: the names to use.
+# The dataset class, written once at module level (module_definitions.define_once).
 GENERATOR_BATCHES = '''\
 class {name}({paddle}.io.IterableDataset):
     """The batches 1.8's DataLoader.from_generator read from `reader` (paddle-upgrade): each item a batch
@@ -166,36 +166,6 @@ def _setter_args(setter: cst.Call) -> Dict[str, cst.BaseExpression]:
     return found
 
 
-def _numpy(ctx: Context, site: Site) -> str:
-    """The module's own name for numpy (`import numpy as np`), else `numpy`, imported."""
-    scope = ctx.resolver.module_scope
-    for stmt in ctx.module.body:
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            for alias in small.names if isinstance(small, cst.Import) else ():
-                name = alias.evaluated_alias or alias.evaluated_name
-                if alias.evaluated_name == "numpy" and bound_once(scope, name) and \
-                        ctx.resolver.binding_scope(name, site.scope) is scope:
-                    return name
-    return emit.stdlib_module(ctx, site, "numpy").value
-
-
-def _dataset_class(ctx: Context, site: Site) -> str:
-    """The name of the module's dataset class, written once, before the module's statement that holds the
-    first loader converted (after the imports that statement may need)."""
-    name = ctx.memo.get(GENERATOR_BATCHES)
-    if name is None:
-        numpy = _numpy(ctx, site)
-        name = ctx.fresh_name(ctx.resolver.module_scope, "GeneratorBatches")
-        paddle = ctx.code(emit.name(ctx, site, "paddle"))
-        definition = ctx.statement(GENERATOR_BATCHES.format(name=name, paddle=paddle, numpy=numpy))
-        blank = cst.EmptyLine(indent=False)
-        ctx.insert_around(ctx.statements[0], before=[definition.with_changes(leading_lines=[blank, blank])])
-        ctx.memo[GENERATOR_BATCHES] = name
-    if ctx.resolver.lookup(name, site.scope) is not None:
-        raise NeedsReview(f"`{name}` is bound to something else here")
-    return name  # type: ignore[return-value]
-
-
 @register("from_generator", reads=(SCOPE,))  # the setter's statement after it, the loader's uses
 def from_generator(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     statement = ctx.statements[-1] if ctx.statements else None
@@ -259,7 +229,7 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
              call: cst.Call) -> cst.BaseExpression:
     """The `from_generator` statement goes (its comments move to the new one), the setter's becomes
     `loader = paddle.io.DataLoader(...)`, built from what the pass made of both."""
-    dataset = _dataset_class(ctx, site)
+    dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
     moved: List[str] = []
 
     def remove(updated: cst.CSTNode):

@@ -1,0 +1,147 @@
+"""`fluid.DataFeeder(feed_list, place)`: a small class of the module whose `feed` builds the same feed dict.
+
+1.8's `DataFeeder.feed(samples)` (`data_feeder.py:271`, the converter at `:118`) stacked each field of the
+samples with `np.array(..., dtype=<the variable's dtype>)`, reshaped it to the variable's shape when the
+ranks differ (unless that shape has more than one unknown dimension) and returned `{name: LoDTensor}`;
+`feed_parallel` did so for one batch per place. 2.x has no DataFeeder (api_mapping/SEMANTICS.md 39):
+`Executor.run` takes `{name: array}`, and checks the dtype. A variable's dtype is not readable as a NumPy
+dtype through the 2.x API, so the rewrite needs it from the file:
+
+    img = fluid.layers.data(name='img', shape=[784], dtype='float32')
+    label = fluid.layers.data(name='label', shape=[1], dtype='int64')
+    feeder = fluid.DataFeeder(feed_list=[img, label], place=place)
+
+becomes `feeder = NumpyFeeder([img, label], dtypes=['float32', 'int64'])`, a class written once per module
+(`NUMPY_FEEDER`), whose `feed`/`feed_parallel` the code calls as before (checked on 1.8.5 and 3.3.1,
+fixtures/legacy/data_feeder_static.py). Written only where the file shows all it depends on, else left
+(runtime_shim serves it) with the reason: `feed_list` a list of names, each bound once to a `fluid.data`
+or `fluid.layers.data` of a literal dtype and LoD level 0 (a LoD input needs LoD tensors); the feeder a
+name bound once and used only through `feed` and `feed_parallel` in its scope (not `decorate_reader`,
+not passed on). `place` and `program` do not change the arrays.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from refactors import call_args
+from refactors import findings as F
+from refactors.engine import Context, NeedsReview, Site, literal
+from refactors.local_values import assigned_name, bound_once, statements
+from refactors.scopes import descendants, dotted
+from refactors.target_signatures import target_params
+from refactors.transformers import SCOPE, emit, module_definitions, register
+
+DATA = ("paddle.fluid.data", "paddle.fluid.layers.data")
+STATIC_DATA = "paddle.static.data"  # what they become (a file upgraded before)
+METHODS = ("feed", "feed_parallel")
+
+NUMPY_FEEDER = '''\
+class {name}:
+    """1.8's DataFeeder (paddle-upgrade): `feed(samples)` is the feed dict of the samples' fields, each
+    stacked as its variable's dtype and, where the ranks differ, reshaped to its shape."""
+
+    def __init__(self, feed_list, dtypes):
+        self.feed_list = feed_list
+        self.dtypes = dtypes
+
+    def feed(self, samples):
+        feed = {{}}
+        for var, dtype, column in zip(self.feed_list, self.dtypes, zip(*samples)):
+            array = {numpy}.array(column, dtype=dtype)
+            shape = list(var.shape)
+            if sum(size < 0 for size in shape) <= 1 and array.ndim != len(shape):
+                array = array.reshape(shape)
+            feed[var.name] = array
+        return feed
+
+    def feed_parallel(self, iterable, num_places=None):
+        return (self.feed(samples) for samples in iterable)
+'''
+
+
+def _data_params(ctx: Context, qualname: Optional[str]) -> Optional[Sequence[str]]:
+    """The parameters of a data-variable function `qualname` names (1.8's, or 2.x's), else None."""
+    entry = ctx.entry_for(qualname) if qualname else None
+    if entry is not None and entry.name in DATA and entry.args_list:
+        return [p.name for p in entry.args_list]
+    return target_params(STATIC_DATA) if qualname == STATIC_DATA else None
+
+
+def _argument(call: cst.Call, params: Sequence[str], name: str) -> Optional[cst.BaseExpression]:
+    """The argument of the call bound to parameter `name` (by keyword or position)."""
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+        if arg.keyword is None and not arg.star and index < len(params) and params[index] == name:
+            return arg.value
+    return None
+
+
+def _dtype(ctx: Context, site: Site, element: cst.BaseExpression) -> str:
+    """The literal dtype of the data variable `element` names, from its `fluid.data(...)` in the file."""
+    name = element.value if isinstance(element, cst.Name) else None
+    scope = ctx.resolver.binding_scope(name, site.scope) if name is not None else None
+    if name is None or scope is None or not bound_once(scope, name):
+        raise NeedsReview(f"`{ctx.code(element).strip()}` in feed_list is not a name bound once here")
+    value = next((found[1] for found in map(assigned_name, statements(scope.node))
+                  if found is not None and found[0] == name), None)
+    chain = dotted(value.func) if isinstance(value, cst.Call) else None
+    params = _data_params(ctx, ctx.resolver.qualname(chain, scope) if chain else None)
+    if params is None or call_args.has_star(value):  # type: ignore[arg-type]
+        raise NeedsReview(f"`{name}` is not assigned a fluid.data/layers.data variable here, so its dtype is "
+                          f"not known")
+    try:
+        lod_level = _argument(value, params, "lod_level")  # type: ignore[arg-type]
+        dtype = _argument(value, params, "dtype")  # type: ignore[arg-type]
+        if lod_level is not None and literal(lod_level, ctx) != 0:
+            raise NeedsReview(f"`{name}` has a LoD level: 1.8 fed it a LoD tensor")
+        found = "float32" if dtype is None else literal(dtype, ctx)  # (2.x: None, the default float32)
+        found = "float32" if found is None else found
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise NeedsReview(f"the dtype or LoD level of `{name}` is not a literal") from None
+    if not isinstance(found, str):
+        raise NeedsReview(f"the dtype of `{name}` is not a string")
+    return found
+
+
+def _other_use(ctx: Context, site: Site, feeder: str, target: cst.Name) -> Optional[str]:
+    """A use of the feeder in its scope other than calling `feed`/`feed_parallel`, as written."""
+    methods = set()
+    for node in descendants(site.scope.node):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == feeder:
+            if node.attr.value not in METHODS:
+                return f"{feeder}.{node.attr.value}"
+            methods.add(id(node.value))
+    for node in descendants(site.scope.node):
+        if isinstance(node, cst.Name) and node.value == feeder and id(node) not in methods and node is not target:
+            return feeder
+    return None
+
+
+@register("data_feeder", reads=(SCOPE,))  # the feed variables' data calls, the feeder's uses
+def data_feeder(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    statement = ctx.statements[-1] if ctx.statements else None
+    bound = assigned_name(statement) if statement is not None else None
+    if bound is None or bound[1] is not emit.original_call(ctx, site) or not bound_once(site.scope, bound[0]):
+        raise NeedsReview("the feeder is not a name assigned once, so its uses are not in sight")
+    feeder = bound[0]
+    if call_args.has_star(node):
+        raise NeedsReview("called with *args/**kwargs")
+    feed_list = emit.required(node, "feed_list")
+    if not isinstance(feed_list, cst.List) or any(isinstance(e, cst.StarredElement) for e in feed_list.elements):
+        raise NeedsReview("feed_list is not a list written here, so the variables' dtypes are not known")
+    dtypes = [_dtype(ctx, site, element.value) for element in feed_list.elements]
+    target = statement.body[0].targets[0].target  # type: ignore[union-attr]
+    other = _other_use(ctx, site, feeder, target)
+    if other is not None:
+        how = "passed on" if other == feeder else "used"
+        raise NeedsReview(f"`{other}` is {how}: only the uses of feed() and feed_parallel() are in sight")
+    name = module_definitions.define_once(ctx, site, "NumpyFeeder", NUMPY_FEEDER)
+    new = cst.Call(func=cst.Name(name), args=[
+        cst.Arg(feed_list),
+        call_args.keyword_arg("dtypes", cst.List([cst.Element(cst.SimpleString(repr(d))) for d in dtypes]))])
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> {name}, whose feed() builds the 1.8 "
+                                                         f"feed dict", True)
+    return emit.converted(site, new)

@@ -1,0 +1,43 @@
+"""Definitions a rewrite adds to the module once (a small class its 2.x form uses), and numpy's name there.
+
+Not a transformer itself (nothing here is registered).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from refactors.engine import Context, NeedsReview, Site
+from refactors.local_values import bound_once
+from refactors.transformers import emit
+
+
+def numpy_name(ctx: Context, site: Site) -> str:
+    """The module's own name for numpy (`import numpy as np`), else `numpy`, imported."""
+    scope = ctx.resolver.module_scope
+    for stmt in ctx.module.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            for alias in small.names if isinstance(small, cst.Import) else ():
+                name = alias.evaluated_alias or alias.evaluated_name
+                if alias.evaluated_name == "numpy" and bound_once(scope, name) and \
+                        ctx.resolver.binding_scope(name, site.scope) is scope:
+                    return name
+    return emit.stdlib_module(ctx, site, "numpy").value
+
+
+def define_once(ctx: Context, site: Site, base: str, template: str) -> str:
+    """The name of the module-level definition `template` (`{name}`, `{paddle}` and `{numpy}` filled in),
+    written once, before the module's statement that holds the first use site needing it (after the
+    imports that statement may need). NeedsReview where that name means something else."""
+    key = ("module definition", template)
+    name = ctx.memo.get(key)
+    if name is None:
+        numpy = numpy_name(ctx, site)
+        name = ctx.fresh_name(ctx.resolver.module_scope, base)
+        paddle = ctx.code(emit.name(ctx, site, "paddle"))
+        definition = ctx.statement(template.format(name=name, paddle=paddle, numpy=numpy))
+        blank = cst.EmptyLine(indent=False)
+        ctx.insert_around(ctx.statements[0], before=[definition.with_changes(leading_lines=[blank, blank])])
+        ctx.memo[key] = name
+    if ctx.resolver.lookup(name, site.scope) is not None:  # type: ignore[arg-type]
+        raise NeedsReview(f"`{name}` is bound to something else here")
+    return name  # type: ignore[return-value]
