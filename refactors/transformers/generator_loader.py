@@ -48,10 +48,17 @@ from refactors.transformers import SCOPE, emit, module_definitions, register
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
-SETTERS: Dict[str, Tuple[str, ...]] = {  # the setters and their parameters, in order (reader.py:916-951)
-    "set_sample_generator": ("reader", "batch_size", "drop_last", "places"),
-    "set_sample_list_generator": ("reader", "places"),
-    "set_batch_generator": ("reader", "places"),
+# A loader's setters: (what it sets, its parameters in order, the first being the reader).
+Setters = Dict[str, Tuple[str, Tuple[str, ...]]]
+SETTERS: Setters = {  # DataLoader.from_generator's (reader.py:916-951)
+    "set_sample_generator": ("set_sample_generator", ("reader", "batch_size", "drop_last", "places")),
+    "set_sample_list_generator": ("set_sample_list_generator", ("reader", "places")),
+    "set_batch_generator": ("set_batch_generator", ("reader", "places")),
+}
+DECORATORS: Setters = {  # PyReader's, which call them (reader.py:1478-1668)
+    "decorate_sample_generator": ("set_sample_generator", ("sample_generator", "batch_size", "drop_last", "places")),
+    "decorate_sample_list_generator": ("set_sample_list_generator", ("reader", "places")),
+    "decorate_batch_generator": ("set_batch_generator", ("reader", "places")),
 }
 
 # The dataset class, written once at module level (module_definitions.define_once).
@@ -85,13 +92,13 @@ def _block_after(ctx: Context, statement: cst.CSTNode) -> List[cst.BaseStatement
     return []
 
 
-def _setter_call(stmt: cst.BaseStatement, loader: str) -> Optional[cst.Call]:
+def _setter_call(stmt: cst.BaseStatement, loader: str, setters: Setters) -> Optional[cst.Call]:
     """The call when `stmt` is `loader.set_..._generator(...)` alone."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
         call = stmt.body[0].value
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
                 isinstance(call.func.value, cst.Name) and call.func.value.value == loader and \
-                call.func.attr.value in SETTERS:
+                call.func.attr.value in setters:
             return call
     return None
 
@@ -150,24 +157,34 @@ def _mode_dygraph(ctx: Context, site: Site, node: cst.Call) -> bool:
                       "1.8 loader this is (dygraph ones return lists, static ones feed dicts)")
 
 
-def _setter_args(setter: cst.Call) -> Dict[str, cst.BaseExpression]:
+def _setter_args(setter: cst.Call, setters: Setters) -> Dict[str, cst.BaseExpression]:
     """The setter's arguments by parameter name."""
     if call_args.has_star(setter):
         raise NeedsReview("the data source is set with *args/**kwargs")
-    params = SETTERS[setter.func.attr.value]  # type: ignore[attr-defined]
+    params = setters[setter.func.attr.value][1]  # type: ignore[attr-defined]
     found: Dict[str, cst.BaseExpression] = {}
     for index, arg in enumerate(setter.args):
         name = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
         if name not in params:
             raise NeedsReview(f"{setter.func.attr.value} is given an argument 1.8 does not take")  # type: ignore
         found[name] = arg.value
-    if "reader" not in found:
+    if params[0] not in found:
         raise NeedsReview("the data source is set without a reader")
+    found["reader"] = found.pop(params[0])
     return found
 
 
 @register("from_generator", reads=(SCOPE,))  # the setter's statement after it, the loader's uses
 def from_generator(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    return _loader(ctx, site, node, SETTERS)
+
+
+@register("py_reader_class", reads=(SCOPE,))  # `fluid.io.PyReader(...)`, which makes the same loader
+def py_reader_class(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    return _loader(ctx, site, node, DECORATORS)
+
+
+def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.BaseExpression:
     statement = ctx.statements[-1] if ctx.statements else None
     bound = assigned_name(statement) if statement is not None else None
     if bound is None or bound[1] is not emit.original_call(ctx, site):
@@ -181,7 +198,7 @@ def from_generator(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     dygraph = _mode_dygraph(ctx, site, node)
     setter, between = None, []
     for stmt in _block_after(ctx, statement):  # type: ignore[arg-type]
-        setter = _setter_call(stmt, loader)
+        setter = _setter_call(stmt, loader, setters)
         if setter is not None:
             setter_statement = stmt
             break
@@ -189,17 +206,19 @@ def from_generator(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
             raise NeedsReview(f"`{loader}` is used before its data source is set")
         between.append(stmt)
     if setter is None:
-        raise NeedsReview(f"no `{loader}.set_*_generator(...)` follows in the same block, so the batches it "
-                          f"reads are not in sight")
-    kind = setter.func.attr.value  # type: ignore[attr-defined]
+        raise NeedsReview(f"no `{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)` follows "
+                          f"in the same block, so the batches it reads are not in sight")
+    method = setter.func.attr.value  # type: ignore[attr-defined]
+    kind = setters[method][0]
     other = _other_uses(ctx, site, loader, setter)
     if other is not None:
         raise NeedsReview(f"`{other}` is used elsewhere, which paddle.io.DataLoader does not have")
     kept: Dict[str, cst.BaseExpression] = {}
     if not dygraph:
         if kind != "set_batch_generator":
-            raise NeedsReview(f"{kind} in a static graph: 1.8 converted each sample to the dtype and shape of its "
-                              f"feed variable (DataFeeder); use set_batch_generator with arrays of those")
+            raise NeedsReview(f"{method} in a static graph: 1.8 converted each sample to the dtype and shape of its "
+                              f"feed variable (DataFeeder), which 2.x does not do; a batch generator of such arrays "
+                              f"is converted")
         if call_args.get(node, "feed_list") is None:
             raise NeedsReview("a static-graph loader without feed_list")
         if emit.value_of(ctx, node, "return_list", False) is not False:
@@ -214,21 +233,24 @@ def from_generator(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
                     if c is not None), None) if kept else None
     if changed is not None:
         raise NeedsReview(f"`{changed}` may change between the loader and its data source")
-    source = _setter_args(setter)
+    source = _setter_args(setter, setters)
     if kind == "set_sample_generator" and "batch_size" not in source:
-        raise NeedsReview("set_sample_generator without batch_size")
+        raise NeedsReview(f"{method} without batch_size")
     if not dygraph and "places" not in source:
         raise NeedsReview("an iterable static-graph loader without places")
     if ctx.todos[-1]:
         raise NeedsReview("its arguments hold uses left as written")
-    return _rewrite(ctx, site, statement, loader, kind, kept, setter_statement, dygraph, node)  # type: ignore
+    return _rewrite(ctx, site, statement, loader, (method, setters), kept, setter_statement,  # type: ignore
+                    dygraph, node)
 
 
-def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loader: str, kind: str,
-             kept: Dict[str, cst.BaseExpression], setter: cst.SimpleStatementLine, dygraph: bool,
-             call: cst.Call) -> cst.BaseExpression:
+def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loader: str,
+             setter_kind: Tuple[str, Setters], kept: Dict[str, cst.BaseExpression], setter: cst.SimpleStatementLine,
+             dygraph: bool, call: cst.Call) -> cst.BaseExpression:
     """The `from_generator` statement goes (its comments move to the new one), the setter's becomes
     `loader = paddle.io.DataLoader(...)`, built from what the pass made of both."""
+    method, setters = setter_kind
+    kind = setters[method][0]
     dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
     moved: List[str] = []
 
@@ -237,7 +259,7 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
         return cst.FlattenSentinel([])
 
     def build(updated: cst.CSTNode) -> cst.CSTNode:
-        source = _setter_args(updated.body[0].value)  # type: ignore[attr-defined]
+        source = _setter_args(updated.body[0].value, setters)  # type: ignore[attr-defined]
         reader = source["reader"]
         if kind == "set_sample_generator":
             drop_last = source.get("drop_last") or cst.Name("True")  # 1.8's default there
@@ -257,5 +279,5 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
     ctx.replace(statement, remove)
     ctx.replace(setter, build)
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> paddle.io.DataLoader over {dataset}, "
-                                                         f"made where its data source is set ({kind})", True)
+                                                         f"made where its data source is set ({method})", True)
     return emit.converted(site, call)
