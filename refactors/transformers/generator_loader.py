@@ -1,4 +1,4 @@
-"""`DataLoader.from_generator` and the data source set on it: a `paddle.io.DataLoader` over its batches.
+"""`DataLoader.from_generator` (or `PyReader`) and the data source set on it: a `paddle.io.DataLoader`.
 
 1.8 (`reader.py:372`) made a loader first and gave it its data later, with one of three setters:
 `set_batch_generator(reader, places)` (each item a batch: one array per field, in `feed_list` order),
@@ -17,8 +17,11 @@ becomes one statement where the setter was, over a small dataset class written o
 
     loader = paddle.io.DataLoader(GeneratorBatches(reader, samples=True), batch_size=None, places=place)
 
-It is written only where the file shows all it depends on (checked on 1.8.5 and 3.3.1,
-fixtures/legacy/*_loader_*.py); otherwise the call is left (runtime_shim serves it) with the reason:
+`fluid.io.PyReader(feed_list, capacity, use_double_buffer, iterable, return_list)` made the same
+loader (`reader.py:1381`), its `decorate_*_generator` methods calling these setters: it is rewritten the
+same way. It is written only where the file shows all it depends on (checked on 1.8.5 and 3.3.1:
+fixtures/legacy/generator_loaders_dygraph.py, generator_batches_static.py, py_reader_dygraph.py);
+otherwise the call is left (runtime_shim serves it) with the reason:
 - the loader is a name assigned the call, and its setter is a later statement of the same block
   that no use of the name precedes; nothing rebinds what the kept arguments read in between, and the
   name is used nowhere else in its scope but to iterate it (no `start()`/`reset()`, no second setter);
@@ -190,6 +193,8 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     if bound is None or bound[1] is not emit.original_call(ctx, site):
         raise NeedsReview("the loader is not assigned to a name, so its data source is not in sight")
     loader = bound[0]
+    if loader in site.scope.globals or loader in site.scope.nonlocals:
+        raise NeedsReview(f"`{loader}` is global here, so its uses are not in sight")
     if call_args.has_star(node):
         raise NeedsReview("called with *args/**kwargs")
     if emit.value_of(ctx, node, "iterable", True) is not True:
