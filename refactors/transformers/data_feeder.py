@@ -81,10 +81,12 @@ def _argument(call: cst.Call, params: Sequence[str], name: str) -> Optional[cst.
 
 def _dtype(ctx: Context, site: Site, element: cst.BaseExpression) -> str:
     """The literal dtype of the data variable `element` names, from its `fluid.data(...)` in the file."""
-    name = element.value if isinstance(element, cst.Name) else None
-    scope = ctx.resolver.binding_scope(name, site.scope) if name is not None else None
-    if name is None or scope is None or not bound_once(scope, name):
-        raise NeedsReview(f"`{ctx.code(element).strip()}` in feed_list is not a name bound once here")
+    if not isinstance(element, cst.Name):
+        raise NeedsReview("feed_list holds what is not a name of a data variable")
+    name = element.value
+    scope = ctx.resolver.binding_scope(name, site.scope)
+    if scope is None or not bound_once(scope, name):
+        raise NeedsReview(f"`{name}` in feed_list is not a name bound once here")
     value = next((found[1] for found in map(assigned_name, statements(scope.node))
                   if found is not None and found[0] == name), None)
     chain = dotted(value.func) if isinstance(value, cst.Call) else None
