@@ -208,7 +208,12 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
             setter_statement = stmt
             break
         if loader in _names(stmt):
-            raise NeedsReview(f"`{loader}` is used before its data source is set")
+            if isinstance(stmt, cst.BaseCompoundStatement) and any(
+                    _setter_call(inner, loader, setters) for inner in descendants(stmt)):
+                raise NeedsReview(f"its data source is set in a nested block ({type(stmt).__name__.lower()}), so "
+                                  f"which one `{loader}` reads is known at run time only")
+            raise NeedsReview(f"`{loader}` is used (returned, passed on) before a data source is set in the same "
+                              f"block")
         between.append(stmt)
     if setter is None:
         raise NeedsReview(f"no `{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)` follows "
