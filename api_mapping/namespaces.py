@@ -7,3 +7,4 @@ live here, beside the table, so that no refactor spells a 1.8 API name.
 LAYER_BASE = "paddle.fluid.dygraph.Layer"  # the table's main name of 1.8's dygraph Layer base class
 OPTIMIZERS = "paddle.fluid.optimizer."  # the 1.8 namespace of the optimizer classes
 ACTIVATIONS = "paddle.fluid.layers."  # 1.8's `act='relu'` appends the op `relu`: `fluid.layers.relu`
+DATA_VARIABLES = ("paddle.fluid.data", "paddle.fluid.layers.data")  # 1.8's functions making a feed variable

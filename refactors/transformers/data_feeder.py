@@ -25,6 +25,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from api_mapping.namespaces import DATA_VARIABLES
 from refactors import call_args
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, literal
@@ -33,7 +34,6 @@ from refactors.scopes import descendants, dotted
 from refactors.target_signatures import target_params
 from refactors.transformers import SCOPE, emit, module_definitions, register
 
-DATA = ("paddle.fluid.data", "paddle.fluid.layers.data")
 STATIC_DATA = "paddle.static.data"  # what they become (a file upgraded before)
 METHODS = ("feed", "feed_parallel")
 
@@ -64,7 +64,7 @@ class {name}:
 def _data_params(ctx: Context, qualname: Optional[str]) -> Optional[Sequence[str]]:
     """The parameters of a data-variable function `qualname` names (1.8's, or 2.x's), else None."""
     entry = ctx.entry_for(qualname) if qualname else None
-    if entry is not None and entry.name in DATA and entry.args_list:
+    if entry is not None and entry.name in DATA_VARIABLES and entry.args_list:
         return [p.name for p in entry.args_list]
     return target_params(STATIC_DATA) if qualname == STATIC_DATA else None
 
