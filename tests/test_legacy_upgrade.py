@@ -46,8 +46,8 @@ KNOWN_GAPS = {
                                 "vs 1.72741): item 4",
     "resnet_clone_static": "leaves a TODO on the static piecewise_decay (advanced by every Executor.run in 1.8; "
                            "nothing steps the scheduler); run anyway, train_loss[3] is 1.06951 vs 1.08414",
-    "transformer_resume_dygraph": "leaves a TODO on NoamDecay's scheduler.step(), save_dygraph of the optimizer's state and "
-                                  "optimizer.current_step_lr() (the optimizer comes out of a function's tuple, so "
+    "transformer_resume_dygraph": "leaves a TODO on NoamDecay's scheduler.step(), save_dygraph of the optimizer's "
+                                  "state and optimizer.current_step_lr() (the optimizer comes out of a function's tuple, so "
                                   "its kind is not known); run anyway, current_step_lr() is AttributeError on "
                                   "paddle.optimizer.Adam: item 4",
 }

@@ -239,8 +239,8 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     double_buffer = call_args.get(node, "use_double_buffer")
     if double_buffer is not None:
         kept["use_buffer_reader"] = double_buffer.value
-    changed = next((c for c in map(lambda s: _changes(s, set().union(*map(_names, kept.values()))), between)
-                    if c is not None), None) if kept else None
+    read = set().union(*map(_names, kept.values()))
+    changed = next((name for name in (_changes(stmt, read) for stmt in between) if name is not None), None)
     if changed is not None:
         raise NeedsReview(f"`{changed}` may change between the loader and its data source")
     source = _setter_args(setter, setters)
