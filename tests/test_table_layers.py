@@ -176,7 +176,7 @@ NO_EQUIVALENT = [
                  id="isfinite reduces in 1.8"),
     pytest.param("lrn", "y = fluid.layers.lrn(x)\n", "alpha=alpha * n", id="lrn alpha per channel"),
     pytest.param("unique", "y = fluid.layers.unique(x)\n", "return_inverse=True", id="unique order"),
-    pytest.param("sequence_pool", "y = fluid.layers.sequence_pool(x, 'sum')\n", "length mask", id="LoD"),
+    pytest.param("sequence_unpad", "y = fluid.layers.sequence_unpad(x, length)\n", "length mask", id="LoD"),
 ]
 
 

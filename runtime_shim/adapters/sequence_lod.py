@@ -10,8 +10,9 @@ LoD tensors in legacy-IR programs, which are what the shim builds. Two kinds of 
 - the operator is gone (`sequence_unpad`): the adapter composes it from operators 3.3.1 still has,
   giving the 1.8 values and the 1.8 LoD.
 
-Every one refuses dygraph with 1.8's AssertionError. The table marks them all no-equivalent: the
-upgrader's 2.x output runs on PIR, where 3.3.1's sequence layers refuse to build.
+Every one refuses dygraph with 1.8's AssertionError. The upgrader converts the delegated ones to
+`paddle.static.nn.sequence_*` (the upgraded static file selects the legacy IR; under PIR 3.3.1's
+sequence layers refuse to build) and leaves the composed ones, which this module serves.
 """
 from __future__ import annotations
 
