@@ -230,3 +230,44 @@ def sequence_conv_pool(input: Any, num_filters: int, filter_size: int, param_att
     conv_out = sequence_conv(input=input, num_filters=num_filters, filter_size=filter_size,
                              param_attr=param_attr, bias_attr=bias_attr, act=act)
     return sequence_pool(input=conv_out, pool_type=pool_type)
+
+
+@adapter("paddle.fluid.layers.lod_reset", "padded tensors with explicit lengths; LoD tensors are gone in 2.x")
+def lod_reset(x: Any, y: Any = None, target_lod: Any = None) -> Any:
+    """1.8 `layers.lod_reset` (`layers/nn.py:7628`, op `lod_reset`): `x`'s values with a new LoD.
+
+    The LoD is `y`'s when `y` has one, else the offsets `y` holds (int32), else `target_lod` (offsets
+    of level 0); neither given is 1.8's ValueError. 3.3.1 registers the same op and kernel. In
+    dygraph 1.8.5 failed too (its eager InferVarType refuses the op).
+    """
+    from paddle.base.data_feeder import check_type, check_variable_and_dtype
+    from paddle.base.framework import Variable
+
+    _require_legacy_static("paddle.fluid.layers.lod_reset")
+    check_variable_and_dtype(x, "x", ["float32", "float64", "int32", "int64"], "lod_reset")
+    if y is not None:
+        check_type(y, "y", (Variable), "lod_reset")
+        return append_op("lod_reset", {"X": x, "Y": y})
+    if target_lod is not None:
+        return append_op("lod_reset", {"X": x}, {"target_lod": target_lod})
+    raise ValueError("y and target_lod should not be both none.")
+
+
+@adapter("paddle.fluid.layers.lod_append", "padded tensors with explicit lengths; LoD tensors are gone in 2.x")
+def lod_append(x: Any, level: Any) -> Any:
+    """1.8 `layers.lod_append` (`layers/nn.py:7730`): op `lod_reset` with `append=True`, so `level`
+    (offsets, a list or a Variable) becomes a new innermost LoD level of `x`."""
+    from collections.abc import Iterable
+
+    from paddle.base.data_feeder import check_variable_and_dtype
+    from paddle.base.framework import Variable
+
+    if x is None:
+        raise ValueError("Input(x) can't be None.")
+    if not isinstance(level, (Iterable, Variable)):
+        raise ValueError("Input(level) must be list, tuple or Variable.")
+    _require_legacy_static("paddle.fluid.layers.lod_append")
+    check_variable_and_dtype(x, "x", ["float32", "float64", "int32", "int64"], "lod_append")
+    if isinstance(level, Variable):
+        return append_op("lod_reset", {"X": x, "Y": level}, {"append": True})
+    return append_op("lod_reset", {"X": x}, {"append": True, "target_lod": list(level)})
