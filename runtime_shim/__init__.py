@@ -51,7 +51,7 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
     `warnings` overrides `PADDLE_SHIM_WARNINGS` ("once", "off" or "error"); `strict=True` is
     `warnings="error"`. Calling it again is harmless.
     """
-    from runtime_shim import finder, mode, static_ops, tensor_methods
+    from runtime_shim import finder, mode, program_names, static_ops, tensor_methods
     from runtime_shim import messages
 
     if finder.real_fluid_exists():
@@ -66,6 +66,7 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
     _activate(legacy_mode=True)
     mode.select_legacy_ir()  # paddle was imported before install(): switch it now
     static_ops.serve_2x_functions()  # converted code beside legacy code (a half-upgraded project)
+    program_names.serve()  # one name generator for all programs, as in 1.8
     tensor_methods.serve()  # numpy() results read as scalars under NumPy 2; backward(backward_strategy)
     mode.serve_tracer_modes()  # Layer.eval() stops gradients everywhere, as in 1.8
     if "paddle.fluid" in sys.modules:  # served names-only until now: 1.x's default mode from here on
@@ -115,19 +116,20 @@ def enable_static() -> None:
     and lets those functions build legacy operators (`runtime_shim.static_ops`). On a Paddle without PIR
     it is `paddle.enable_static()`.
     """
-    from runtime_shim import mode, static_ops
+    from runtime_shim import mode, program_names, static_ops
 
     mode.select_legacy_ir()
     import paddle
 
     paddle.enable_static()
     static_ops.serve_2x_functions()
+    program_names.serve()
 
 
 def uninstall() -> None:
     """Remove the finder and every module it served; restore the static IR choice."""
     global _finder
-    from runtime_shim import finder, mode, resolve, static_ops, tensor_methods
+    from runtime_shim import finder, mode, program_names, resolve, static_ops, tensor_methods
     from runtime_shim import messages
 
     if _finder is not None and _finder in sys.meta_path:
@@ -145,6 +147,7 @@ def uninstall() -> None:
     mode.restore_mode()
     mode.restore_ir()
     static_ops.restore_2x_functions()
+    program_names.restore()
     tensor_methods.restore()
     mode.restore_tracer_modes()
     resolve.default_resolver.cache_clear()  # served objects were built for the legacy IR

@@ -139,9 +139,14 @@ def one_dim(result: Any) -> Any:
 
 
 def _tensor_shape(value: Any) -> Optional[Sequence[int]]:
+    """The shape of a tensor; None for anything else (a tensor array's shape `()` is not 0-D)."""
     import paddle
 
-    if isinstance(value, paddle.Tensor) or isinstance(value, paddle.base.framework.Variable):
+    if isinstance(value, paddle.Tensor):
+        return list(value.shape)
+    if isinstance(value, paddle.base.framework.Variable):
+        if value.type == paddle.base.core.VarDesc.VarType.DENSE_TENSOR_ARRAY:
+            return None
         return list(value.shape)
     return None
 
