@@ -17,6 +17,7 @@ from typing import Any, Optional, Tuple
 
 from runtime_shim import mode
 from runtime_shim.adapters import adapter
+from runtime_shim.adapters.sequence_lod import require_legacy_static
 from runtime_shim.static_ops import run_op
 
 # `gru_unit`'s integer codes of its activation attributes (1.8.5 `layers/rnn.py:2798`).
@@ -37,13 +38,6 @@ def _check_state_shape(state: Any, batch_size: int, size: int, name: str) -> Non
     assert tuple(state.shape) == (batch_size, size), f"The shape of {name} should be (batch_size, {size})"
 
 
-def _require_legacy_static(api: str, replacement: str) -> None:
-    assert not mode.in_dygraph(), f"please use {replacement} instead of {api} in dygraph mode!"
-    if not mode.in_legacy_static():
-        raise RuntimeError(f"fluid.layers.{api} reads LoD tensors, which only legacy-IR programs hold on Paddle 3.x: "
-                           "set FLAGS_enable_pir_api=0 (the runtime shim does so when installed)")
-
-
 @adapter("paddle.fluid.layers.dynamic_lstm",
          "paddle.nn.LSTM on padded input with sequence_length (other weight layout, no peepholes)")
 def dynamic_lstm(input: Any, size: int, h_0: Any = None, c_0: Any = None, param_attr: Any = None,
@@ -59,7 +53,7 @@ def dynamic_lstm(input: Any, size: int, h_0: Any = None, c_0: Any = None, param_
     from paddle.base.data_feeder import check_variable_and_dtype
     from paddle.base.layer_helper import LayerHelper
 
-    _require_legacy_static("dynamic_lstm", "lstm")
+    require_legacy_static("paddle.fluid.layers.dynamic_lstm", "please use lstm instead of dynamic_lstm in dygraph mode!")
     assert bias_attr is not False, "bias_attr should not be False in dynamic_lstm."
     check_variable_and_dtype(input, "input", ["float32", "float64"], "dynamic_lstm")
     _check_state(h_0, "h_0", "dynamic_lstm")
@@ -99,7 +93,7 @@ def dynamic_gru(input: Any, size: int, param_attr: Any = None, bias_attr: Any = 
     from paddle.base.data_feeder import check_variable_and_dtype
     from paddle.base.layer_helper import LayerHelper
 
-    _require_legacy_static("dynamic_gru", "gru")
+    require_legacy_static("paddle.fluid.layers.dynamic_gru", "please use gru instead of dynamic_gru in dygraph mode!")
     check_variable_and_dtype(input, "input", ["float32", "float64"], "dynamic_gru")
     _check_state(h_0, "h_0", "dynamic_gru")
 

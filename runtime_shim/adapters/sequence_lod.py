@@ -27,9 +27,10 @@ from runtime_shim.static_ops import append_op
 DYGRAPH_MESSAGE = "sequence layer is not supported in dygraph mode yet."
 
 
-def _require_legacy_static(api: str) -> None:
-    """1.8's `assert not in_dygraph_mode()`; PIR programs cannot hold LoD at all."""
-    assert not mode.in_dygraph(), DYGRAPH_MESSAGE
+def require_legacy_static(api: str, dygraph_message: str = DYGRAPH_MESSAGE) -> None:
+    """1.8's `assert not in_dygraph_mode()` (or, for a layer 1.8 did not guard so, the shim's own
+    refusal); PIR programs cannot hold LoD at all."""
+    assert not mode.in_dygraph(), dygraph_message
     if not mode.in_legacy_static():
         raise RuntimeError(f"{api} builds LoD tensors, which only legacy-IR programs hold on Paddle 3.x: "
                            "set FLAGS_enable_pir_api=0 (the runtime shim does so when installed)")
@@ -76,7 +77,7 @@ def sequence_unpad(x: Any, length: Any, name: Optional[str] = None) -> Any:
     """
     from paddle.base.data_feeder import check_variable_and_dtype
 
-    _require_legacy_static("paddle.fluid.layers.sequence_unpad")
+    require_legacy_static("paddle.fluid.layers.sequence_unpad")
     check_variable_and_dtype(x, "x", ["float32", "float64", "int32", "int64"], "fluid.layers.sequence_unpad")
     check_variable_and_dtype(length, "length", ["int64"], "fluid.layers.sequence_unpad")
     # The checks 1.8's InferShape made when the op was appended (sequence_unpad_op.cc).
@@ -137,7 +138,7 @@ def sequence_pool(input: Any, pool_type: str, is_test: bool = False, pad_value: 
     """
     from paddle.base.data_feeder import check_variable_and_dtype
 
-    _require_legacy_static("paddle.fluid.layers.sequence_pool")
+    require_legacy_static("paddle.fluid.layers.sequence_pool")
     check_variable_and_dtype(input, "input", ["float32"], "sequence_pool")
     return _static_nn("sequence_pool")(input, pool_type, is_test=is_test, pad_value=pad_value)
 
@@ -150,7 +151,7 @@ def sequence_first_step(input: Any) -> Any:
     """
     from paddle.base.data_feeder import check_variable_and_dtype
 
-    _require_legacy_static("paddle.fluid.layers.sequence_first_step")
+    require_legacy_static("paddle.fluid.layers.sequence_first_step")
     check_variable_and_dtype(input, "input", ["float32", "float64"], "sequence_first_step")
     return sequence_pool(input=input, pool_type="first")
 
@@ -160,7 +161,7 @@ def sequence_last_step(input: Any) -> Any:
     """1.8 `layers.sequence_last_step` (`layers/sequence_lod.py:485`): `sequence_pool(input, "last")`."""
     from paddle.base.data_feeder import check_variable_and_dtype
 
-    _require_legacy_static("paddle.fluid.layers.sequence_last_step")
+    require_legacy_static("paddle.fluid.layers.sequence_last_step")
     check_variable_and_dtype(input, "input", ["float32", "float64"], "sequence_last_step")
     return sequence_pool(input=input, pool_type="last")
 
@@ -174,7 +175,7 @@ def sequence_softmax(input: Any, use_cudnn: bool = False, name: Optional[str] = 
     Softmax within each sequence of an `[N, 1]` or `[N]` input; the output keeps the input's LoD.
     3.3.1's `paddle.static.nn.sequence_softmax` appends the same op with the same `use_cudnn`.
     """
-    _require_legacy_static("paddle.fluid.layers.sequence_softmax")
+    require_legacy_static("paddle.fluid.layers.sequence_softmax")
     return _static_nn("sequence_softmax")(input, use_cudnn=use_cudnn, name=name)
 
 
@@ -195,7 +196,7 @@ def sequence_conv(input: Any, num_filters: int, filter_size: int = 3, filter_str
     (`contextStride`, `contextStart`, `contextLength`); the op, as in 1.8, runs only with
     `filter_stride` 1.
     """
-    _require_legacy_static("paddle.fluid.layers.sequence_conv")
+    require_legacy_static("paddle.fluid.layers.sequence_conv")
     return _static_nn("sequence_conv")(input, num_filters, filter_size=filter_size, filter_stride=filter_stride,
                                        padding=padding, padding_start=padding_start, bias_attr=bias_attr,
                                        param_attr=param_attr, act=act, name=name)
@@ -211,7 +212,7 @@ def sequence_expand(x: Any, y: Any, ref_level: int = -1, name: Optional[str] = N
     `ref_level` (-1: its last) has elements in sequence `i`. 3.3.1's `paddle.static.nn.sequence_expand`
     appends the same op with the same `ref_level`, in `x`'s dtype.
     """
-    _require_legacy_static("paddle.fluid.layers.sequence_expand")
+    require_legacy_static("paddle.fluid.layers.sequence_expand")
     return _static_nn("sequence_expand")(x, y, ref_level=ref_level, name=name)
 
 
@@ -225,7 +226,7 @@ def sequence_conv_pool(input: Any, num_filters: int, filter_size: int, param_att
     """
     from paddle.base.data_feeder import check_variable_and_dtype
 
-    _require_legacy_static("paddle.fluid.nets.sequence_conv_pool")
+    require_legacy_static("paddle.fluid.nets.sequence_conv_pool")
     check_variable_and_dtype(input, "input", ["float32", "float64"], "input")
     conv_out = sequence_conv(input=input, num_filters=num_filters, filter_size=filter_size,
                              param_attr=param_attr, bias_attr=bias_attr, act=act)
@@ -243,7 +244,7 @@ def lod_reset(x: Any, y: Any = None, target_lod: Any = None) -> Any:
     from paddle.base.data_feeder import check_type, check_variable_and_dtype
     from paddle.base.framework import Variable
 
-    _require_legacy_static("paddle.fluid.layers.lod_reset")
+    require_legacy_static("paddle.fluid.layers.lod_reset")
     check_variable_and_dtype(x, "x", ["float32", "float64", "int32", "int64"], "lod_reset")
     if y is not None:
         check_type(y, "y", (Variable), "lod_reset")
@@ -266,7 +267,7 @@ def lod_append(x: Any, level: Any) -> Any:
         raise ValueError("Input(x) can't be None.")
     if not isinstance(level, (Iterable, Variable)):
         raise ValueError("Input(level) must be list, tuple or Variable.")
-    _require_legacy_static("paddle.fluid.layers.lod_append")
+    require_legacy_static("paddle.fluid.layers.lod_append")
     check_variable_and_dtype(x, "x", ["float32", "float64", "int32", "int64"], "lod_append")
     if isinstance(level, Variable):
         return append_op("lod_reset", {"X": x, "Y": level}, {"append": True})
