@@ -1,18 +1,20 @@
 """`fluid.layers` sequence (LoD) layers and `fluid.nets.sequence_conv_pool`, served in legacy-IR programs.
 
 1.8's `sequence_*` layers (`layers/sequence_lod.py`) were static-graph only. Paddle 3.3.1 still runs
-LoD tensors in legacy-IR programs, which are what the shim builds. Two kinds of adapter live here:
+LoD tensors in legacy-IR programs, which are what the shim builds. Three kinds of adapter live here:
 
 - the layer's 1.8 operator is still registered and 3.3.1's `paddle.static.nn.sequence_*` appends it
   with the attributes 1.8.5 set (`sequence_pool`, `sequence_conv`, `sequence_softmax`,
   `sequence_expand`; `sequence_first_step`/`sequence_last_step` through `sequence_pool`): the adapter
   keeps the 1.8 signature and the 1.8 build-time checks, then delegates;
-- the operator is gone (`sequence_unpad`): the adapter composes it from operators 3.3.1 still has,
-  giving the 1.8 values and the 1.8 LoD.
+- the operator is still registered but no 2.x function appends it (`lod_reset`, `lod_append`): the
+  adapter appends it as 1.8 did;
+- the operator is gone (`sequence_unpad`, `sequence_pad`, `sequence_reshape`): the adapter composes it
+  from operators 3.3.1 still has, giving the 1.8 values and the 1.8 LoD.
 
 Every one refuses dygraph with 1.8's AssertionError. The upgrader converts the delegated ones to
 `paddle.static.nn.sequence_*` (the upgraded static file selects the legacy IR; under PIR 3.3.1's
-sequence layers refuse to build) and leaves the composed ones, which this module serves.
+sequence layers refuse to build) and leaves the others, which this module serves.
 """
 from __future__ import annotations
 
@@ -36,15 +38,15 @@ def require_legacy_static(api: str, dygraph_message: str = DYGRAPH_MESSAGE) -> N
                            "set FLAGS_enable_pir_api=0 (the runtime shim does so when installed)")
 
 
-def _fill_int64_zero() -> Any:
-    """A `[1]` int64 tensor holding 0 (op `fill_constant`, which has no input to take a dtype from)."""
+def _fill_int64(value: int) -> Any:
+    """A `[1]` int64 tensor holding `value`."""
     import paddle
     from paddle.base.layer_helper import LayerHelper
 
     helper = LayerHelper("fill_constant")
     out = helper.create_variable_for_type_inference(dtype=paddle.int64)
     helper.append_op(type="fill_constant", outputs={"Out": out},
-                     attrs={"shape": [1], "dtype": out.dtype, "value": 0.0})
+                     attrs={"shape": [1], "dtype": out.dtype, "value": float(value)})
     out.stop_gradient = True
     return out
 
@@ -55,7 +57,7 @@ def _lod_offsets(length: Any) -> Any:
 
     total = append_op("cumsum", {"X": length}, {"axis": 0, "exclusive": False, "reverse": False,
                                                  "flatten": False})
-    offsets = append_op("concat", {"X": [_fill_int64_zero(), total]}, {"axis": 0}, dtype=paddle.int64)
+    offsets = append_op("concat", {"X": [_fill_int64(0), total]}, {"axis": 0}, dtype=paddle.int64)
     return append_op("cast", {"X": offsets}, {"in_dtype": offsets.dtype, "out_dtype": paddle.int32},
                      dtype=paddle.int32)
 
@@ -272,3 +274,112 @@ def lod_append(x: Any, level: Any) -> Any:
     if isinstance(level, Variable):
         return append_op("lod_reset", {"X": x, "Y": level}, {"append": True})
     return append_op("lod_reset", {"X": x}, {"append": True, "target_lod": list(level)})
+
+
+def _sequence_lengths(x: Any) -> Any:
+    """The length of every sequence of `x`'s last LoD level, int64 `[N]`, read at run time: the `sum`
+    `sequence_pool` of a column of ones carrying `x`'s LoD (an empty sequence sums to 0)."""
+    import paddle
+
+    rows, _ = append_op("reshape2", {"X": x}, {"shape": [0, -1]}, outputs=("Out", "XShape"))
+    column = append_op("slice", {"Input": rows}, {"axes": [1], "starts": [0], "ends": [1], "decrease_axis": []})
+    ones = append_op("fill_any_like", {"X": column}, {"value": 1.0, "dtype": paddle.float32}, dtype=paddle.float32)
+    ones = append_op("lod_reset", {"X": ones, "Y": x}, {"target_lod": [], "append": False})
+    counts, _ = append_op("sequence_pool", {"X": ones}, {"pooltype": "SUM", "is_test": True, "pad_value": 0.0},
+                          outputs=("Out", "MaxIndex"), dtype=[paddle.float32, paddle.int32])
+    counts = append_op("cast", {"X": counts}, {"in_dtype": counts.dtype, "out_dtype": paddle.int64},
+                       dtype=paddle.int64)
+    lengths, _ = append_op("reshape2", {"X": counts}, {"shape": [-1]}, outputs=("Out", "XShape"))
+    lengths.stop_gradient = True
+    return lengths
+
+
+def _step_size(x: Any, api: str) -> int:
+    """The number of values in one step of `x` (`prod(x.shape[1:])`), which must be known when built."""
+    size = 1
+    for dim in x.shape[1:]:
+        if dim < 0:
+            raise ValueError(f"{api}: the runtime shim needs the step shape of its input when the program is "
+                             f"built, got {list(x.shape)}")
+        size *= dim
+    return size
+
+
+@adapter("paddle.fluid.layers.sequence_pad",
+         "keep the data padded from the reader (paddle.io.DataLoader) with explicit lengths")
+def sequence_pad(x: Any, pad_value: Any, maxlen: Optional[int] = None, name: Optional[str] = None) -> Any:
+    """1.8 `layers.sequence_pad` (`layers/sequence_lod.py:830`, op `sequence_pad`, gone in 3.3.1).
+
+    Returns `(out, length)`: `out[i, :length[i]]` the steps of sequence `i` of `x`'s LoD, the rest
+    `pad_value` (one value, or one step's shape), padded to `maxlen` (default: the longest sequence),
+    and `length` int64 `[N]`. Composed: the lengths from the LoD (`_sequence_lengths`), then one
+    `gather_nd` from `x`'s steps followed by a row holding `pad_value`, at the index `offset[i] + j`
+    for valid steps and that last row elsewhere. Gradients reach `x`; `pad_value` and `length` stop them,
+    as in 1.8. A `maxlen` below the longest sequence, which 1.8 refused when run, truncates here.
+    """
+    import paddle
+    from paddle.base.data_feeder import check_variable_and_dtype
+
+    require_legacy_static("paddle.fluid.layers.sequence_pad")
+    kinds = ["float32", "float64", "int32", "int64"]
+    check_variable_and_dtype(x, "x", kinds, "fluid.layers.sequence_pad")
+    check_variable_and_dtype(pad_value, "pad_value", kinds, "fluid.layers.sequence_pad")
+    pad_value.stop_gradient = True
+    step = _step_size(x, "fluid.layers.sequence_pad")
+    lengths = _sequence_lengths(x)
+    if maxlen is None:
+        longest = append_op("reduce_max", {"X": lengths}, {"dim": [0], "keep_dim": True, "reduce_all": True})
+    else:
+        longest = _fill_int64(maxlen)
+    longest = append_op("cast", {"X": longest}, {"in_dtype": longest.dtype, "out_dtype": paddle.int32},
+                        dtype=paddle.int32)  # what sequence_mask reads
+    valid = append_op("sequence_mask", {"X": lengths, "MaxLenTensor": longest}, {"out_dtype": paddle.int64},
+                      outputs=("Y",), dtype=paddle.int64)  # [N, maxlen], 1 at real steps
+    total = append_op("cumsum", {"X": lengths}, {"axis": 0, "exclusive": True, "reverse": False, "flatten": False})
+    starts, _ = append_op("reshape2", {"X": total}, {"shape": [-1, 1]}, outputs=("Out", "XShape"))
+    ones = append_op("fill_any_like", {"X": valid}, {"value": 1.0, "dtype": paddle.int64}, dtype=paddle.int64)
+    step_index = append_op("cumsum", {"X": ones}, {"axis": 1, "exclusive": True, "reverse": False,
+                                                   "flatten": False})  # j, as [N, maxlen]
+    index = append_op("elementwise_add", {"X": step_index, "Y": starts}, {"axis": -1})
+    rows, _ = append_op("reshape2", {"X": x}, {"shape": [-1, step]}, outputs=("Out", "XShape"))
+    count = append_op("slice", {"Input": append_op("shape", {"Input": rows}, dtype=paddle.int32)},
+                      {"axes": [0], "starts": [0], "ends": [1], "decrease_axis": []})
+    count = append_op("cast", {"X": count}, {"in_dtype": count.dtype, "out_dtype": paddle.int64}, dtype=paddle.int64)
+    # index * valid + count * (1 - valid): the padding row (number `count`) at every padded step.
+    padding = append_op("elementwise_mul", {"X": append_op("scale", {"X": valid}, {"scale": -1.0, "bias": 1.0,
+                                                                                    "bias_after_scale": True}),
+                                            "Y": count}, {"axis": -1})
+    index = append_op("elementwise_add", {"X": append_op("elementwise_mul", {"X": index, "Y": valid}, {"axis": -1}),
+                                          "Y": padding}, {"axis": -1})
+    index.stop_gradient = True
+    pad_row, _ = append_op("reshape2", {"X": pad_value}, {"shape": [1, -1]}, outputs=("Out", "XShape"))
+    pad_row = append_op("expand_v2", {"X": pad_row}, {"shape": [1, step]})
+    table = append_op("concat", {"X": [rows, pad_row]}, {"axis": 0})
+    index, _ = append_op("unsqueeze2", {"X": index}, {"axes": [2]}, outputs=("Out", "XShape"))
+    out = append_op("gather_nd", {"X": table, "Index": index})  # [N, maxlen, step]
+    out, _ = append_op("reshape2", {"X": out}, {"shape": [0, 0] + list(x.shape[1:])}, outputs=("Out", "XShape"))
+    return out, lengths
+
+
+
+@adapter("paddle.fluid.layers.sequence_reshape", "paddle.reshape of the padded tensor")
+def sequence_reshape(input: Any, new_dim: int) -> Any:
+    """1.8 `layers.sequence_reshape` (`layers/sequence_lod.py:1074`, op `sequence_reshape`, gone in 3.3.1).
+
+    The `[T, D]` steps read as `[T * D / new_dim, new_dim]`, each sequence keeping its values, so its
+    length becomes `length * D / new_dim` (1.8 refused a sequence whose `length * D` is no multiple
+    of `new_dim`; here `lod_reset` refuses the resulting offsets unless the total divides). Composed:
+    `reshape2`, then `lod_reset` to the scaled running sum of the lengths.
+    """
+    import paddle
+    from paddle.base.data_feeder import check_variable_and_dtype
+
+    require_legacy_static("paddle.fluid.layers.sequence_reshape")
+    check_variable_and_dtype(input, "input", ["float32", "float64", "int32", "int64"],
+                             "fluid.layers.sequence_reshape")
+    width = _step_size(input, "fluid.layers.sequence_reshape")
+    lengths = _sequence_lengths(input)
+    values = append_op("scale", {"X": lengths}, {"scale": float(width), "bias": 0.0, "bias_after_scale": True})
+    scaled = append_op("elementwise_floordiv", {"X": values, "Y": _fill_int64(new_dim)}, {"axis": -1})
+    rows, _ = append_op("reshape2", {"X": input}, {"shape": [-1, new_dim]}, outputs=("Out", "XShape"))
+    return append_op("lod_reset", {"X": rows, "Y": _lod_offsets(scaled)}, {"target_lod": [], "append": False})
