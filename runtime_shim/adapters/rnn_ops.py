@@ -1,4 +1,4 @@
-"""`fluid.layers.dynamic_lstm`, `dynamic_gru` and `gru_unit`: 1.8 RNN layers whose operators 3.3.1 still runs.
+"""`fluid.layers.dynamic_lstm`, `dynamic_gru`, `gru_unit` and `lstm_unit`: 1.8 RNN layers and their operators.
 
 Each 1.8 layer created its parameters with a `LayerHelper` and appended one operator (`lstm`, `gru`,
 `gru_unit`). Paddle 3.3.1 still registers the three, with the 1.8 inputs, outputs and attributes, and
@@ -10,15 +10,17 @@ the operators' kernels, which are the 1.8 kernels.
 
 `dynamic_lstm`/`dynamic_gru` read the LoD of their input, as in 1.8; 1.8 refused them in dygraph, and
 so does this. `gru_unit` ran in both modes in 1.8 (a new parameter per call in dygraph, as here).
+`lstm_unit`'s operator is gone: its kernel's few lines are composed from elementwise operators.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Optional, Tuple
 
 from runtime_shim import mode
 from runtime_shim.adapters import adapter
 from runtime_shim.adapters.sequence_lod import require_legacy_static
-from runtime_shim.static_ops import run_op
+from runtime_shim.static_ops import append_op, run_op
 
 # `gru_unit`'s integer codes of its activation attributes (1.8.5 `layers/rnn.py:2798`).
 _GRU_UNIT_ACTIVATIONS = {"identity": 0, "sigmoid": 1, "tanh": 2, "relu": 3}
@@ -154,3 +156,48 @@ def gru_unit(input: Any, hidden: Any, size: int, param_attr: Any = None, bias_at
          "origin_mode": origin_mode},
         outputs=("Hidden", "ResetHiddenPrev", "Gate"))
     return updated, reset_hidden_prev, gate
+
+
+@adapter("paddle.fluid.layers.lstm_unit",
+         "paddle.nn.LSTMCell(input_size, hidden_size) (separate input/hidden weights, no forget_bias)")
+def lstm_unit(x_t: Any, hidden_t_prev: Any, cell_t_prev: Any, forget_bias: float = 0.0, param_attr: Any = None,
+              bias_attr: Any = None, name: Optional[str] = None) -> Tuple[Any, Any]:
+    """1.8 `layers.lstm_unit` (`layers/rnn.py:3061`): one LSTM step, `(h, c)`.
+
+    `fc(concat([x_t, hidden_t_prev], 1), 4D)` (parameters `fc_N.w_0`/`.b_0`, a bias unless
+    `bias_attr` is False), then op `lstm_unit`, gone in 3.3.1, composed here from its kernel: the
+    four `[N, D]` blocks are the input, forget, output and candidate gates,
+    `c = sigmoid(f + forget_bias) * c_prev + sigmoid(i) * tanh(g)`, `h = sigmoid(o) * tanh(c)`.
+    Built in static programs only, as the shim serves it.
+    """
+    import paddle
+    from paddle.base.data_feeder import check_variable_and_dtype
+
+    require_legacy_static("paddle.fluid.layers.lstm_unit",
+                          "the runtime shim serves this 1.8 layer in static programs only")
+    for value, label in ((x_t, "x_t"), (hidden_t_prev, "hidden_t_prev"), (cell_t_prev, "cell_t_prev")):
+        check_variable_and_dtype(value, label, ["float32", "float64"], "lstm_unit")
+        if len(value.shape) != 2:
+            raise ValueError(f"Rank of {label} must be 2.")
+    if x_t.shape[0] != hidden_t_prev.shape[0] or x_t.shape[0] != cell_t_prev.shape[0]:
+        raise ValueError("The 1st dimensions of x_t, hidden_t_prev and cell_t_prev must be the same.")
+    if hidden_t_prev.shape[1] != cell_t_prev.shape[1]:
+        raise ValueError("The 2nd dimensions of hidden_t_prev and cell_t_prev must be the same.")
+    if bias_attr is None:
+        bias_attr = paddle.ParamAttr()
+    size = cell_t_prev.shape[1]
+    joined = append_op("concat", {"X": [x_t, hidden_t_prev]}, {"axis": 1})
+    gates = inspect.unwrap(paddle.static.nn.fc)(joined, size=4 * size, weight_attr=param_attr, bias_attr=bias_attr)
+
+    def block(k: int) -> Any:
+        return append_op("slice", {"Input": gates}, {"axes": [1], "starts": [k * size], "ends": [(k + 1) * size],
+                                                     "decrease_axis": []})
+
+    forget = append_op("scale", {"X": block(1)}, {"scale": 1.0, "bias": float(forget_bias), "bias_after_scale": True})
+    i, f, o = (append_op("sigmoid", {"X": gate}) for gate in (block(0), forget, block(2)))
+    candidate = append_op("tanh", {"X": block(3)})
+    c = append_op("elementwise_add", {"X": append_op("elementwise_mul", {"X": f, "Y": cell_t_prev}, {"axis": -1}),
+                                      "Y": append_op("elementwise_mul", {"X": i, "Y": candidate}, {"axis": -1})},
+                  {"axis": -1})
+    h = append_op("elementwise_mul", {"X": o, "Y": append_op("tanh", {"X": c})}, {"axis": -1})
+    return h, c
