@@ -55,7 +55,8 @@ def dynamic_lstm(input: Any, size: int, h_0: Any = None, c_0: Any = None, param_
     from paddle.base.data_feeder import check_variable_and_dtype
     from paddle.base.layer_helper import LayerHelper
 
-    require_legacy_static("paddle.fluid.layers.dynamic_lstm", "please use lstm instead of dynamic_lstm in dygraph mode!")
+    require_legacy_static("paddle.fluid.layers.dynamic_lstm",
+                          "please use lstm instead of dynamic_lstm in dygraph mode!")
     assert bias_attr is not False, "bias_attr should not be False in dynamic_lstm."
     check_variable_and_dtype(input, "input", ["float32", "float64"], "dynamic_lstm")
     _check_state(h_0, "h_0", "dynamic_lstm")

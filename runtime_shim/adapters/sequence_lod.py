@@ -361,17 +361,15 @@ def sequence_pad(x: Any, pad_value: Any, maxlen: Optional[int] = None, name: Opt
     return out, lengths
 
 
-
 @adapter("paddle.fluid.layers.sequence_reshape", "paddle.reshape of the padded tensor")
 def sequence_reshape(input: Any, new_dim: int) -> Any:
     """1.8 `layers.sequence_reshape` (`layers/sequence_lod.py:1074`, op `sequence_reshape`, gone in 3.3.1).
 
     The `[T, D]` steps read as `[T * D / new_dim, new_dim]`, each sequence keeping its values, so its
-    length becomes `length * D / new_dim` (1.8 refused a sequence whose `length * D` is no multiple
-    of `new_dim`; here `lod_reset` refuses the resulting offsets unless the total divides). Composed:
-    `reshape2`, then `lod_reset` to the scaled running sum of the lengths.
+    length becomes `length * D / new_dim`. Composed: `reshape2`, then `lod_reset` to the running sum of
+    the scaled lengths. 1.8 refused a sequence whose `length * D` is no multiple of `new_dim`; so does
+    this: a length rounded down leaves the offsets short of the rows, which `lod_reset` refuses.
     """
-    import paddle
     from paddle.base.data_feeder import check_variable_and_dtype
 
     require_legacy_static("paddle.fluid.layers.sequence_reshape")
