@@ -600,6 +600,42 @@ case("paddle.static.auc", _auc, expect=[0.5])
 
 
 # ------------------------------------------------------------------------------------------------
+# LoD sequence layers (paddle.static.nn.sequence_*): whole static scripts fed a LoD tensor, two sequences of
+# 2 and 3 steps, against the values 1.8.5's operators give (the same operators; dygraph has no LoD)
+
+SEQ_STEPS = np.arange(10, dtype="float32").reshape(5, 2)
+
+
+def _on_sequences(build: Callable[[Any, Any], Any], expect: Any, steps: np.ndarray = SEQ_STEPS) -> Callable[[Any], None]:
+    def script(fn: Any) -> None:
+        paddle = _paddle()
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
+            x = paddle.static.data("x", [None, steps.shape[1]], "float32", lod_level=1)
+            out = build(fn, x)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        with paddle.static.scope_guard(paddle.static.Scope()):
+            exe.run(startup)
+            feed = {"x": paddle.base.create_lod_tensor(steps, [[2, 3]], paddle.CPUPlace())}
+            got, = exe.run(main, feed=feed, fetch_list=[out], return_numpy=False)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(expect, "float32"), rtol=1e-6)
+    return script
+
+
+_SOFTMAX_IN = np.array([[0.5], [1.5], [0.0], [1.0], [2.0]], "float32")
+CASES["paddle.static.nn.sequence_pool"] = _on_sequences(lambda fn, x: fn(x, "sum"), [[2, 4], [18, 21]])
+CASES["paddle.static.nn.sequence_first_step"] = _on_sequences(lambda fn, x: fn(x), [[0, 1], [4, 5]])
+CASES["paddle.static.nn.sequence_last_step"] = _on_sequences(lambda fn, x: fn(x), [[2, 3], [8, 9]])
+CASES["paddle.static.nn.sequence_softmax"] = _on_sequences(
+    lambda fn, x: fn(x), np.concatenate([np.exp(v) / np.exp(v).sum() for v in (_SOFTMAX_IN[:2], _SOFTMAX_IN[2:])]),
+    _SOFTMAX_IN)
+# A window of 3 steps (zeros outside the sequence) times an all-ones filter: the sum of the window.
+CASES["paddle.static.nn.sequence_conv"] = _on_sequences(
+    lambda fn, x: fn(x, 1, 3, param_attr=const(1.0), bias_attr=False), [[6], [6], [22], [39], [30]])
+CASES["paddle.static.nn.sequence_expand"] = _on_sequences(
+    lambda fn, x: fn(_paddle().static.nn.sequence_pool(x, "first"), x), [[0, 1], [0, 1], [4, 5], [4, 5], [4, 5]])
+
+# ------------------------------------------------------------------------------------------------
 # Initializers: a parameter built in the startup program
 
 
