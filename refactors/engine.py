@@ -14,13 +14,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Callable, Collection, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Collection, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.helpers import parse_template_expression
 
 from api_mapping import ApiEntry, Table
-from refactors import findings as F, kept_comments
+from refactors import constants, findings as F, kept_comments
 from refactors.findings import Finding
 from refactors.fast import Plain, WholeModuleNeeded
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
@@ -104,6 +104,7 @@ class Context:
     way: Plain = field(default_factory=lambda: Plain(""))  # how the module is parsed, read and generated
     memo: Dict[object, object] = field(default_factory=dict)  # what a transformer learnt about this module
     shim: bool = True  # legacy uses left run through runtime_shim (coexistence); False: pure 2.x text
+    site: Optional[Site] = None  # the call site whose hooks are running (the names its arguments read)
 
     def finish(self, site: Site, node: Optional[cst.CSTNode] = None) -> None:
         """Record the site's outcome once: converted, or left with its reason. A use left as it was is
@@ -229,6 +230,25 @@ class Context:
             node = cst.Attribute(value=node, attr=cst.Name(part))
         return node
 
+    def value(self, node: cst.BaseExpression, site: Optional[Site] = None) -> Any:
+        """What the file fixes about the value of `node`, an expression read at the call `site` (default:
+        the one being upgraded): a Python value, possibly holding `constants.UNKNOWN` parts or a
+        `constants.Some` (refactors.constants)."""
+        site = site or self.site
+        expr = constants.parse_expression(self.code(node))
+        if expr is None:
+            return constants.UNKNOWN
+        if isinstance(expr, ast.Constant):
+            return expr.value
+        known = self.memo.get("constants")
+        if known is None:
+            known = self.memo["constants"] = (constants.of_file(self.source, self.tree), self.source.split("\n"))
+        table, lines = known  # type: ignore[misc]
+        if table is None or site is None or not 0 < site.line <= len(lines):
+            return constants.UNKNOWN
+        at = (site.line, len(lines[site.line - 1][:site.col - 1].encode("utf-8")))
+        return table.evaluate(expr, table.scope_at(*at), at)
+
     def report(self, site: Optional[Site], code: str, severity: str, message: str, fixed: bool,
                line: int = 0, col: int = 0) -> Finding:
         finding = Finding("", site.line if site else line, site.col if site else col, code, severity,
@@ -310,8 +330,16 @@ class Context:
 
 
 def literal(node: cst.BaseExpression, ctx: Context):
-    """The Python value of a literal argument; raises ValueError when it is not a literal."""
-    return ast.literal_eval(ctx.code(node).strip())
+    """The Python value of a literal argument, or of one the file fixes (a name bound once to a literal,
+    refactors.constants); raises ValueError when it is neither."""
+    text = ctx.code(node).strip()
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        value = ctx.value(node)
+        if not constants.known(value):
+            raise ValueError(f"{text} is not a literal") from None
+        return value
 
 
 def same_literal(node: cst.BaseExpression, default_source: Optional[str], ctx: Context) -> bool:
@@ -467,6 +495,7 @@ class Upgrader(cst.CSTTransformer):
         self.line = site.line
         site.call = original
         result: cst.BaseExpression = updated
+        self.ctx.site = site
         try:
             for hook in self._hooks["call"]:
                 result = hook(self.ctx, site, result)
@@ -475,6 +504,8 @@ class Upgrader(cst.CSTTransformer):
             site.converted = False
             self.ctx.todo(str(why), result)
             site.finding = self.ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: {why}", False)
+        finally:
+            self.ctx.site = None
         self.ctx.finish(site, result)
         self._keep_comments(updated, result)
         return result

@@ -1,0 +1,586 @@
+"""Values the file itself fixes: a name bound once to a literal, where a rewrite needs the literal.
+
+`fluid.layers.data(shape=image_shape)` with `image_shape = [3, 224, 224]` in the same function, a
+module constant, a class attribute read as `self.X`, a parameter's default: the table's transformers
+need the value (`emit.value_of`, `engine.literal`), and this module gives it when the file proves it.
+The rule is simple and sound, and says "unknown" otherwise:
+
+- A name is known when its scope binds it exactly once, by `name = <value>` (or `name: T = <value>`),
+  and `<value>` is known. Any other binding makes it unknown: a second assignment, augmented
+  assignment, `for`/`with`/`except`/`import`/`del` targets, unpacking, a walrus, a comprehension
+  target, `global`/`nonlocal` anywhere in the file for that name, a star import in that scope. In a
+  module or class body the assignment must be one of the body's own statements (not under `if`,
+  `try`, ...), and a use in that same body must come after it.
+- A parameter is known by its default when it is bound only as the parameter, its function is
+  only ever called by name in this file (never passed around, not decorated, not `forward` or a
+  dunder method that Python or a Layer calls for you), and no call passes it (by keyword, by
+  position, or through `*args`/`**kwargs`). Calls from other modules cannot be seen: this is the
+  one assumption beyond the file.
+- `self.X` in a method (and `Cls.X`) is known when the class body binds `X` once (as above), no other
+  class of the file binds `X`, and nothing in the file assigns or deletes an attribute `X` or calls
+  `setattr`.
+- A list, dict or set value is known only while every read of the name (or attribute) is one that
+  cannot change it: an operand, an index, iteration, an element of a display via `*`, or an argument
+  of a builtin, a paddle or a numpy function.
+- Values combine: literals, displays, unary and binary arithmetic, concatenation and indexing by a
+  known index (`[3, IMAGE_SIZE[1], IMAGE_SIZE[0]]`). Where part of a list is unknown the known items
+  are still told (`Some`), which is all 1.8's `layers.data` rule needs when one of them is negative.
+
+Reads CPython's parse of the whole file, so it does not depend on which parts libcst parsed
+(refactors.fast.partial_parse).
+"""
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Set, Tuple
+
+UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
+
+
+class Some(tuple):
+    """A list or tuple of which only these items are known (in no particular place)."""
+
+
+_SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
+           ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_MAX_DEPTH = 12
+_MAX_ITEMS = 4096
+# Calls that never change an argument: Python's builtins that only read, and any paddle or numpy function.
+_READERS = {"len", "list", "tuple", "sum", "min", "max", "print", "str", "repr", "int", "float", "sorted",
+            "reversed", "enumerate", "zip", "range", "any", "all", "set", "isinstance", "bool", "abs", "round"}
+_READER_MODULES = {"fluid", "layers", "paddle", "np", "numpy", "F", "nn", "dygraph"}
+_MUTATORS = {"shuffle", "copyto", "put", "place", "putmask", "fill_diagonal"}  # numpy functions that write
+_IMPLICIT_METHODS = {"forward", "__call__", "__init__", "__new__"}
+
+
+@dataclass(eq=False)
+class _Binding:
+    kind: str  # "assign", "param" or "other"
+    value: Optional[ast.expr] = None  # the assigned value, or the parameter's default
+    stmt: Optional[ast.AST] = None  # the assignment, or the function of the parameter
+    index: int = -1  # a parameter's position (-1: keyword-only)
+
+
+@dataclass(eq=False)
+class _Scope:
+    node: ast.AST
+    parent: Optional["_Scope"]
+    bindings: Dict[str, List[_Binding]] = field(default_factory=dict)
+    star: bool = False
+
+    @property
+    def is_class(self) -> bool:
+        return isinstance(self.node, ast.ClassDef)
+
+    @property
+    def is_comprehension(self) -> bool:
+        return isinstance(self.node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+
+    def bind(self, name: str, binding: _Binding) -> None:
+        self.bindings.setdefault(name, []).append(binding)
+
+
+class _Index(ast.NodeVisitor):
+    """One walk over the file: its scopes and their bindings, and what the soundness checks need."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.scope = _Scope(tree, None)
+        self.module = self.scope
+        self.scopes: List[_Scope] = [self.scope]
+        self.of_node: Dict[int, _Scope] = {id(tree): self.scope}  # id(scope node) -> scope
+        self.parents: Dict[int, ast.AST] = {}
+        self.redirected: Set[str] = set()  # names some scope declares global or nonlocal
+        self.attr_stores: Set[str] = set()  # attributes assigned or deleted anywhere
+        self.class_attrs: Dict[str, int] = {}  # attribute name -> how many class bodies bind it
+        self.setattr_used = False
+        self.names: Dict[str, List[ast.Name]] = {}  # every Name read, by id
+        self.attributes: Dict[str, List[ast.Attribute]] = {}  # every `<expr>.attr` read, by attr
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+        self.generic_visit(tree)
+        for scope in self.scopes:
+            if scope.is_class:
+                for name in scope.bindings:
+                    self.class_attrs[name] = self.class_attrs.get(name, 0) + 1
+
+    # -- scopes ---------------------------------------------------------------------------------------
+    def _open(self, node: ast.AST) -> _Scope:
+        scope = _Scope(node, self.scope)
+        self.scopes.append(scope)
+        self.of_node[id(node)] = scope
+        return scope
+
+    def _in(self, scope: _Scope, nodes) -> None:
+        outer, self.scope = self.scope, scope
+        for node in nodes:
+            if node is not None:
+                self.visit(node)
+        self.scope = outer
+
+    def _function(self, node) -> None:
+        if not isinstance(node, ast.Lambda):
+            self.scope.bind(node.name, _Binding("other", stmt=node))
+            for dec in node.decorator_list:
+                self.visit(dec)
+            if node.returns is not None:
+                self.visit(node.returns)
+        args = node.args
+        for default in (*args.defaults, *[d for d in args.kw_defaults if d is not None]):
+            self.visit(default)
+        scope = self._open(node)
+        positional = [*args.posonlyargs, *args.args]
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        for i, (arg, default) in enumerate(zip(positional, defaults)):
+            scope.bind(arg.arg, _Binding("param", default, node, i))
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+            scope.bind(arg.arg, _Binding("param", default, node, -1))
+        for arg in (args.vararg, args.kwarg):
+            if arg is not None:
+                scope.bind(arg.arg, _Binding("other"))
+        self._in(scope, node.body if isinstance(node.body, list) else [node.body])
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.scope.bind(node.name, _Binding("other", stmt=node))
+        for part in (*node.decorator_list, *node.bases, *node.keywords):
+            self.visit(part)
+        self._in(self._open(node), node.body)
+
+    def _comprehension(self, node) -> None:
+        first = node.generators[0]
+        self.visit(first.iter)  # evaluated in the enclosing scope
+        scope = self._open(node)
+        outer, self.scope = self.scope, scope
+        for i, gen in enumerate(node.generators):
+            self._target(gen.target)
+            if i:
+                self.visit(gen.iter)
+            for cond in gen.ifs:
+                self.visit(cond)
+        for part in ("elt", "key", "value"):
+            if hasattr(node, part):
+                self.visit(getattr(node, part))
+        self.scope = outer
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+    # -- bindings -------------------------------------------------------------------------------------
+    def _target(self, target: ast.AST, binding: Optional[_Binding] = None) -> None:
+        if isinstance(target, ast.Name):
+            self.scope.bind(target.id, binding or _Binding("other"))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._target(element)
+        elif isinstance(target, ast.Starred):
+            self._target(target.value)
+        else:
+            if isinstance(target, ast.Attribute):
+                self.attr_stores.add(target.attr)
+            self.visit(target)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            self._target(target, _Binding("assign", node.value, node) if isinstance(target, ast.Name) else None)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        self.visit(node.annotation)
+        simple = node.value is not None and isinstance(node.target, ast.Name)
+        self._target(node.target, _Binding("assign", node.value, node) if simple else None)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self._target(node.target)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            self._target(target)
+
+    def visit_For(self, node) -> None:
+        self._target(node.target)
+        for part in (node.iter, *node.body, *node.orelse):
+            self.visit(part)
+
+    visit_AsyncFor = visit_For
+
+    def visit_withitem(self, node: ast.withitem) -> None:
+        self.visit(node.context_expr)
+        if node.optional_vars is not None:
+            self._target(node.optional_vars)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.scope.bind(node.name, _Binding("other"))
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        scope = self.scope
+        while scope.is_comprehension and scope.parent is not None:
+            scope = scope.parent
+        scope.bind(node.target.id, _Binding("other"))
+        self.visit(node.value)
+
+    def visit_Import(self, node) -> None:
+        for alias in node.names:
+            if alias.name == "*":
+                self.scope.star = True
+            else:
+                self.scope.bind((alias.asname or alias.name).split(".")[0], _Binding("other"))
+
+    visit_ImportFrom = visit_Import
+
+    def visit_Global(self, node) -> None:
+        self.redirected.update(node.names)
+
+    visit_Nonlocal = visit_Global
+
+    def visit_MatchAs(self, node) -> None:
+        if node.name:
+            self.scope.bind(node.name, _Binding("other"))
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node) -> None:
+        if node.name:
+            self.scope.bind(node.name, _Binding("other"))
+
+    def visit_MatchMapping(self, node) -> None:
+        if node.rest:
+            self.scope.bind(node.rest, _Binding("other"))
+        self.generic_visit(node)
+
+    # -- reads ----------------------------------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.names.setdefault(node.id, []).append(node)
+        else:  # a Store or Del this walk did not see as a target (cannot happen in valid code)
+            self.scope.bind(node.id, _Binding("other"))
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.attributes.setdefault(node.attr, []).append(node)
+        else:
+            self.attr_stores.add(node.attr)
+        self.visit(node.value)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr", "globals", "locals", "vars",
+                                                                "exec", "eval", "__import__"):
+            self.setattr_used = True
+        self.generic_visit(node)
+
+
+class Constants:
+    """What the file fixes about the names a use site reads (see the module docstring)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.index = _Index(tree)
+        self._scope_ranges = sorted(
+            ((_body_range(s.node), s) for s in self.index.scopes if s.parent is not None),
+            key=lambda item: item[0])
+        self._busy: Set[int] = set()
+
+    def scope_at(self, line: int, col: int) -> "_Scope":
+        """The innermost scope whose code holds the position (1-based line, 0-based byte column)."""
+        found = self.index.module
+        for (start, end), scope in self._scope_ranges:
+            if start <= (line, col) < end:
+                found = scope  # sorted by start: a later match is nested in an earlier one
+        return found
+
+    # -- evaluation -----------------------------------------------------------------------------------
+    def evaluate(self, expr: ast.expr, scope: _Scope, at: Tuple[int, int], depth: int = 0) -> Any:
+        """The value of `expr` read in `scope` at position `at`; UNKNOWN (or a `Some`, or containers
+        holding UNKNOWN) for what the file does not fix."""
+        if depth > _MAX_DEPTH:
+            return UNKNOWN
+        try:
+            return self._evaluate(expr, scope, at, depth)
+        except (TypeError, ValueError, ArithmeticError, IndexError, KeyError, RecursionError, MemoryError):
+            return UNKNOWN
+
+    def _evaluate(self, expr: ast.expr, scope: _Scope, at: Tuple[int, int], depth: int) -> Any:
+        go = lambda e: self.evaluate(e, scope, at, depth + 1)  # noqa: E731
+        if isinstance(expr, ast.Constant):
+            return expr.value
+        if isinstance(expr, ast.Name):
+            return self._name(expr.id, scope, at, depth)
+        if isinstance(expr, ast.Attribute):
+            return self._attribute(expr, scope, depth)
+        if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+            return _display(expr, [go(e.value) if isinstance(e, ast.Starred) else go(e) for e in expr.elts])
+        if isinstance(expr, ast.Dict):
+            if any(k is None for k in expr.keys):
+                return UNKNOWN
+            keys, values = [go(k) for k in expr.keys], [go(v) for v in expr.values]
+            return UNKNOWN if any(not known(k) for k in keys) else dict(zip(keys, values))
+        if isinstance(expr, ast.UnaryOp):
+            return _unary(expr.op, go(expr.operand))
+        if isinstance(expr, ast.BinOp):
+            return _binary(expr.op, go(expr.left), go(expr.right))
+        if isinstance(expr, ast.Subscript):
+            container = go(expr.value)
+            key = slice(*(go(part) if part is not None else None
+                          for part in (expr.slice.lower, expr.slice.upper, expr.slice.step))) \
+                if isinstance(expr.slice, ast.Slice) else go(expr.slice)
+            if isinstance(key, slice) and not all(known(v) and not isinstance(v, bool)
+                                                  for v in (key.start, key.stop, key.step)):
+                return UNKNOWN
+            if isinstance(container, (list, tuple, dict, str)) and not isinstance(container, Some) and known(key) \
+                    and not isinstance(key, bool):
+                return container[key]
+        return UNKNOWN
+
+    def _name(self, name: str, scope: _Scope, at: Tuple[int, int], depth: int) -> Any:
+        found = _resolve(self.index, name, scope)
+        if found is None or name in self.index.redirected or found.star:
+            return UNKNOWN
+        bindings = found.bindings[name]
+        if len(bindings) != 1 or bindings[0].kind == "other":
+            return UNKNOWN
+        binding = bindings[0]
+        key = id(binding)
+        if key in self._busy:
+            return UNKNOWN
+        self._busy.add(key)
+        try:
+            if binding.kind == "param":
+                return self._default(name, binding, found, depth)
+            if not isinstance(found.node, _FUNCTIONS):  # a module or class body, run once, top to bottom
+                if self.index.parents.get(id(binding.stmt)) is not found.node:
+                    return UNKNOWN  # under `if`/`try`/...: may not have run
+                if _runs_now(scope, found) and (binding.stmt.lineno, binding.stmt.col_offset) >= at:  # type: ignore
+                    return UNKNOWN  # read before it is bound (a builtin, or an error)
+            value = self.evaluate(binding.value, found, (binding.stmt.lineno, binding.stmt.col_offset), depth + 1)  # type: ignore
+            if _mutable(value) and not all(self._only_read(n) for n in self.index.names.get(name, ())):
+                return UNKNOWN
+            return value
+        finally:
+            self._busy.discard(key)
+
+    def _default(self, name: str, binding: _Binding, scope: _Scope, depth: int) -> Any:
+        function = binding.stmt
+        if binding.value is None or isinstance(function, ast.Lambda) or function.decorator_list:  # type: ignore
+            return UNKNOWN
+        fname = function.name  # type: ignore[union-attr]
+        owner = scope.parent
+        method = owner is not None and owner.is_class
+        if method and (fname in _IMPLICIT_METHODS or fname.startswith("__")):
+            return UNKNOWN
+        reads = self.index.attributes.get(fname, []) if method else self.index.names.get(fname, [])
+        if method and self.index.names.get(fname):
+            return UNKNOWN  # the name used bare somewhere: cannot tell what it is
+        for read in reads:
+            call = self.index.parents.get(id(read))
+            if not (isinstance(call, ast.Call) and call.func is read):
+                return UNKNOWN  # passed around: called where the file does not show
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(
+                    k.arg is None or k.arg == name for k in call.keywords):
+                return UNKNOWN
+            # a method called through an instance has `self` bound: one positional less
+            if binding.index >= 0 and len(call.args) > binding.index - (1 if method else 0):
+                return UNKNOWN
+        assert owner is not None
+        value = self.evaluate(binding.value, owner, (function.lineno, function.col_offset), depth + 1)  # type: ignore
+        return UNKNOWN if _mutable(value) else value  # a mutable default is shared between calls
+
+    def _attribute(self, expr: ast.Attribute, scope: _Scope, depth: int) -> Any:
+        """`self.X` in a method of the class whose body binds X, or `Cls.X`."""
+        if not isinstance(expr.value, ast.Name):
+            return UNKNOWN
+        owner = self._class_of(expr.value.id, scope)
+        attr = expr.attr
+        if owner is None or self.index.setattr_used or attr in self.index.attr_stores \
+                or self.index.class_attrs.get(attr, 0) != 1:
+            return UNKNOWN
+        bindings = owner.bindings.get(attr, [])
+        if len(bindings) != 1 or bindings[0].kind != "assign" or owner.star \
+                or self.index.parents.get(id(bindings[0].stmt)) is not owner.node:
+            return UNKNOWN
+        binding = bindings[0]
+        value = self.evaluate(binding.value, owner, (binding.stmt.lineno, binding.stmt.col_offset), depth + 1)  # type: ignore
+        if _mutable(value) and not all(self._only_read(a) for a in self.index.attributes.get(attr, ())):
+            return UNKNOWN
+        return value
+
+    def _class_of(self, name: str, scope: _Scope) -> Optional[_Scope]:
+        """The class scope `name` stands for: the class itself (`Cls`), or `self` in one of its methods."""
+        found = _resolve(self.index, name, scope)
+        if found is None or name in self.index.redirected or len(found.bindings[name]) != 1:
+            return None
+        binding = found.bindings[name][0]
+        if binding.kind == "other" and isinstance(binding.stmt, ast.ClassDef):
+            return self.index.of_node.get(id(binding.stmt))
+        function = binding.stmt
+        if binding.kind != "param" or binding.index != 0 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or function.decorator_list or found.parent is None or not found.parent.is_class:
+            return None
+        return found.parent
+
+    def _only_read(self, node: ast.expr) -> bool:
+        """Whether this read of a list (dict, set) leaves it as it is."""
+        parent = self.index.parents.get(id(node))
+        if isinstance(parent, ast.Starred):
+            node, parent = parent, self.index.parents.get(id(parent))
+            return isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Call))
+        if isinstance(parent, (ast.BinOp, ast.Compare, ast.UnaryOp, ast.FormattedValue, ast.comprehension, ast.For)):
+            return not isinstance(parent, (ast.For, ast.comprehension)) or parent.iter is node
+        if isinstance(parent, ast.Subscript):
+            return parent.value is node and isinstance(parent.ctx, ast.Load) or parent.slice is node
+        if isinstance(parent, ast.keyword):
+            parent = self.index.parents.get(id(parent))
+        if isinstance(parent, ast.Call) and parent.func is not node:
+            func = parent.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            if not isinstance(func, ast.Name):
+                return False
+            if parent.func is func:
+                return func.id in _READERS
+            return func.id in _READER_MODULES and parent.func.attr not in _MUTATORS  # type: ignore[attr-defined]
+        return False
+
+
+def _resolve(index: _Index, name: str, scope: _Scope) -> Optional[_Scope]:
+    """The scope whose binding of `name` a read in `scope` refers to (Python's rules; None: a builtin)."""
+    current: Optional[_Scope] = scope
+    while current is not None:
+        if (current is scope or not current.is_class) and name in current.bindings:
+            return current
+        current = current.parent
+    return None
+
+
+def _runs_now(scope: _Scope, found: _Scope) -> bool:
+    """Whether code read in `scope` runs as part of `found`'s body (not later, from a function)."""
+    while scope is not found:
+        if not scope.is_comprehension or scope.parent is None:
+            return False
+        scope = scope.parent
+    return True
+
+
+def _body_range(node: ast.AST) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+    """Where the code read in a scope's own namespace is: a function's or class's body, a lambda's
+    expression, a comprehension's whole text."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        first, last = node.body[0], node.body[-1]
+    elif isinstance(node, ast.Lambda):
+        first = last = node.body
+    else:
+        first = last = node
+    return (first.lineno, first.col_offset), (last.end_lineno or 0, last.end_col_offset or 0)
+
+
+def known(value: Any) -> bool:
+    """Whether the value is fully known (no UNKNOWN in it, no `Some`)."""
+    if value is UNKNOWN or isinstance(value, Some):
+        return False
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return all(known(v) for v in value)
+    if isinstance(value, dict):
+        return all(known(v) for v in value.values())
+    return True
+
+
+def _mutable(value: Any) -> bool:
+    return isinstance(value, (list, dict, set))
+
+
+def _display(expr: ast.expr, items: List[Any]) -> Any:
+    values: List[Any] = []
+    partial = False
+    for element, item in zip(expr.elts, items):  # type: ignore[attr-defined]
+        if isinstance(element, ast.Starred):
+            if isinstance(item, (list, tuple)) and not isinstance(item, Some):
+                values.extend(item)
+                continue
+            partial = True
+            values.extend(item if isinstance(item, Some) else ())
+        else:
+            values.append(item)
+    if partial:
+        return Some(values)
+    if isinstance(expr, ast.Tuple):
+        return tuple(values)
+    if isinstance(expr, ast.Set):
+        return set(values) if all(known(v) for v in values) else UNKNOWN
+    return values
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float, complex)) and not isinstance(value, bool)
+
+
+def _unary(op: ast.unaryop, value: Any) -> Any:
+    if not _number(value):
+        return UNKNOWN
+    if isinstance(op, ast.USub):
+        return -value
+    if isinstance(op, ast.UAdd):
+        return +value
+    return UNKNOWN
+
+
+def _binary(op: ast.operator, left: Any, right: Any) -> Any:
+    if isinstance(op, ast.Add) and _sequence(left) and _sequence(right):
+        if isinstance(left, Some) or isinstance(right, Some) or type(left) is not type(right):
+            return Some([*_items(left), *_items(right)])
+        return left + right
+    if isinstance(op, ast.Add) and (_sequence(left) or _sequence(right)) and UNKNOWN in (left, right):
+        return Some(_items(left if left is not UNKNOWN else right))
+    if not (_number(left) and _number(right)):
+        if isinstance(op, ast.Add) and isinstance(left, str) and isinstance(right, str):
+            return left + right
+        return UNKNOWN
+    if isinstance(op, ast.Add):
+        return left + right
+    if isinstance(op, ast.Sub):
+        return left - right
+    if isinstance(op, ast.Mult):
+        return left * right
+    if isinstance(op, ast.Div):
+        return left / right
+    if isinstance(op, ast.FloorDiv):
+        return left // right
+    if isinstance(op, ast.Mod):
+        return left % right
+    if isinstance(op, ast.Pow) and isinstance(right, int) and abs(right) <= 64 and abs(left) <= _MAX_ITEMS:
+        return left ** right
+    return UNKNOWN
+
+
+def _sequence(value: Any) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def _items(value: Any) -> List[Any]:
+    return list(value) if _sequence(value) else []
+
+
+def of_file(source: str, tree: Optional[ast.Module]) -> Optional[Constants]:
+    """The constants of a file (None when CPython cannot parse it)."""
+    if tree is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    return Constants(tree)
+
+
+def parse_expression(text: str) -> Optional[ast.expr]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
