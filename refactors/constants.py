@@ -10,7 +10,7 @@ The rule is simple and sound, and says "unknown" otherwise:
   assignment, `for`/`with`/`except`/`import`/`del` targets, unpacking, a walrus, a comprehension
   target, `global`/`nonlocal` anywhere in the file for that name, a star import in that scope. In a
   module or class body the assignment must be one of the body's own statements (not under `if`,
-  `try`, ...), and a use in that same body must come after it.
+  `try`, ...; a `with` block is fine), and a use in that same body must come after it.
 - A parameter is known by its default when it is bound only as the parameter, its function is
   only ever called by name in this file (never passed around, not decorated, not `forward` or a
   dunder method that Python or a Layer calls for you), and no call passes it (by keyword, by
@@ -353,7 +353,7 @@ class Constants:
             if binding.kind == "param":
                 return self._default(name, binding, found, depth)
             if not isinstance(found.node, _FUNCTIONS):  # a module or class body, run once, top to bottom
-                if self.index.parents.get(id(binding.stmt)) is not found.node:
+                if not self._unconditional(binding.stmt, found.node):
                     return UNKNOWN  # under `if`/`try`/...: may not have run
                 if _runs_now(scope, found) and (binding.stmt.lineno, binding.stmt.col_offset) >= at:  # type: ignore
                     return UNKNOWN  # read before it is bound (a builtin, or an error)
@@ -401,7 +401,7 @@ class Constants:
             return UNKNOWN
         bindings = owner.bindings.get(attr, [])
         if len(bindings) != 1 or bindings[0].kind != "assign" or owner.star \
-                or self.index.parents.get(id(bindings[0].stmt)) is not owner.node:
+                or not self._unconditional(bindings[0].stmt, owner.node):
             return UNKNOWN
         binding = bindings[0]
         value = self.evaluate(binding.value, owner, (binding.stmt.lineno, binding.stmt.col_offset), depth + 1)  # type: ignore
@@ -422,6 +422,14 @@ class Constants:
                 or function.decorator_list or found.parent is None or not found.parent.is_class:
             return None
         return found.parent
+
+    def _unconditional(self, stmt: ast.AST, body: ast.AST) -> bool:
+        """Whether `stmt` runs whenever the module or class body `body` does: one of its statements, or in
+        `with` blocks there."""
+        parent = self.index.parents.get(id(stmt))
+        while isinstance(parent, (ast.With, ast.AsyncWith)):
+            parent = self.index.parents.get(id(parent))
+        return parent is body
 
     def _only_read(self, node: ast.expr) -> bool:
         """Whether this read of a list (dict, set) leaves it as it is."""

@@ -540,9 +540,13 @@ class Upgrader(cst.CSTTransformer):
             before, after = self.ctx.before.pop(id(original), []), self.ctx.after.pop(id(original), [])
             if before or after:
                 middle = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
-                if before and middle and isinstance(before[-1], (cst.ClassDef, cst.FunctionDef)) \
-                        and not middle[0].leading_lines:  # set an inserted definition apart as it is set apart
-                    middle[0] = middle[0].with_changes(leading_lines=before[-1].leading_lines)
+                if before and middle and isinstance(before[-1], (cst.ClassDef, cst.FunctionDef)):
+                    if not middle[0].leading_lines:  # set an inserted definition apart as it is set apart
+                        middle[0] = middle[0].with_changes(leading_lines=before[-1].leading_lines)
+                elif before and middle and getattr(middle[0], "leading_lines", None):
+                    # The statement's blank lines and comments go above what was inserted for it.
+                    before = [before[0].with_changes(leading_lines=middle[0].leading_lines), *before[1:]]
+                    middle[0] = middle[0].with_changes(leading_lines=())
                 result = cst.FlattenSentinel([*before, *middle, *after])
         return result
 

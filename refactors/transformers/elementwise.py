@@ -4,7 +4,8 @@
   2.x broadcasts from the trailing dimension. For `k >= 0`, `y` gets trailing unit dimensions up to
   `x`'s rank, after which trailing broadcasting is 1.8's alignment:
   `paddle.unsqueeze(y, list(range(len(y.shape), len(x.shape) - k)))` (no new dimension when
-  `k == rank(x) - rank(y)`). `x` and `y` are written twice, so they must be plain names or attributes.
+  `k == rank(x) - rank(y)`). `x` and `y` are written twice: an operand that is not a plain name or
+  attribute is first bound to a fresh name, in a statement inserted before (`bind.py`).
 - `act` (`:12368`): applied to the result, see `act.py`.
 - `alpha` (`layers/nn.py:6321`): 2.x matmul has none; the product is scaled: `paddle.scale(matmul, alpha)`.
 """
@@ -14,13 +15,19 @@ import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, same_literal
-from refactors.transformers import emit, register
+from refactors.transformers import bind, emit, register
 
 
 def _aligned(ctx: Context, site: Site, node: cst.Call, axis: int) -> cst.Call:
-    x, y = emit.required(node, "x"), emit.required(node, "y")
-    if not (emit.repeatable(ctx, site, x) and emit.repeatable(ctx, site, y)):
-        raise NeedsReview(f"axis={axis} broadcasting needs `x` and `y` written twice; bind them to names first")
+    operands = {k: emit.required(node, k) for k in ("x", "y")}
+    once = [(a.keyword.value, a.value) for a in node.args if a.keyword is not None
+            and a.keyword.value in operands and not emit.repeatable(ctx, site, a.value)]
+    if once:  # evaluated once, into fresh names bound first
+        why = f"axis={axis} broadcasting needs `x` and `y` written twice; bind them to names first"
+        for (keyword, _), name in zip(once, bind.first(ctx, site, once, why)):
+            operands[keyword] = name
+            node = call_args.set_value(node, keyword, name)
+    x, y = operands["x"], operands["y"]
     axes = ctx.template(f"list(range(len({{y}}.shape), len({{x}}.shape){f' - {axis}' if axis else ''}))",
                         x=emit.receiver(x), y=emit.receiver(y))
     return call_args.set_value(node, "y", emit.call(ctx, site, "paddle.unsqueeze", y, axes))

@@ -1,0 +1,87 @@
+"""Bind an operand to a fresh name in a statement of its own, before the statement being upgraded.
+
+Some 2.x forms read an operand more than once (`elementwise_*`'s axis alignment reads `x` and `y`
+again for their ranks; `load_dygraph` writes its path three times). An operand that is not a plain
+name must then be evaluated once, into a new variable, first:
+
+    out = fluid.layers.elementwise_mul(layers.log(p), q, axis=0)
+becomes
+    x = paddle.log(p)
+    out = paddle.multiply(x, paddle.unsqueeze(q, list(range(len(q.shape), len(x.shape)))))
+
+This keeps the 1.8 meaning only when moving the evaluation earlier changes nothing else, so it is done
+only when: the call is in a simple statement (`name = ...`, `return ...`, an expression statement), not
+under a lambda, a comprehension, a conditional expression or `and`/`or` (evaluated a different number
+of times, or not at all); nothing evaluated before it in that statement calls anything (a static graph
+names its layers in the order they are made); and the operands keep their order. The new names are
+fresh: bound nowhere the statement can see, and new to this upgrade (`Context.fresh_name`).
+"""
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+import libcst as cst
+
+from refactors.engine import Context, NeedsReview, Site
+from refactors.scopes import children, descendants, dotted
+
+# Expressions that evaluate each of their parts once, unconditionally, in the order libcst lists them.
+_ONCE = (cst.Call, cst.Arg, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
+         cst.Subscript, cst.SubscriptElement, cst.Index, cst.Attribute, cst.List, cst.Tuple, cst.Set, cst.Element,
+         cst.StarredElement, cst.Dict, cst.DictElement, cst.StarredDictElement)
+_SIMPLE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)
+_EFFECTS = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)
+
+
+def first(ctx: Context, site: Site, operands: Sequence[Tuple[str, cst.BaseExpression]], why: str) -> List[cst.Name]:
+    """Names bound, in statements inserted before the one being upgraded, to each `(base, operand)`, in
+    order; NeedsReview(why) when that would change what the statement does."""
+    statement = ctx.statements[-1] if ctx.statements else None
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], _SIMPLE) and site.call is not None
+            and _evaluated_first(statement.body[0], site.call)):
+        raise NeedsReview(why)
+    if any(_names_paddle(ctx, site, operand) for _, operand in operands):
+        raise NeedsReview(why)  # a module or class of paddle itself, not a value: left as it is
+    names, bindings = [], []
+    for base, operand in operands:
+        name = ctx.fresh_name(site.scope, base)
+        names.append(cst.Name(name))
+        bindings.append(cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))],
+                                                                 value=operand.with_changes(lpar=[], rpar=[]))]))
+    ctx.insert_around(statement, before=bindings)
+    return names
+
+
+def _names_paddle(ctx: Context, site: Site, operand: cst.BaseExpression) -> bool:
+    chain = dotted(operand)
+    return chain is not None and ctx.resolver.qualname(chain, site.scope) is not None
+
+
+def _evaluated_first(small: cst.BaseSmallStatement, call: cst.Call) -> bool:
+    """Whether `call`, in the statement, is reached only through parts evaluated once and unconditionally,
+    after nothing that calls anything (an assignment's targets are evaluated after its value)."""
+    value = getattr(small, "value", None)
+    return value is not None and _reached_cleanly(value, call)
+
+
+def _reached_cleanly(node: cst.CSTNode, call: cst.Call) -> bool:
+    if node is call:
+        return True
+    if not isinstance(node, _ONCE):
+        return False
+    for child in children(node):
+        if _holds(child, call):
+            return _reached_cleanly(child, call)
+        if _has_effects(child):
+            return False
+    return False
+
+
+def _holds(node: cst.CSTNode, target: cst.CSTNode) -> bool:
+    return any(n is target for n in descendants(node))
+
+
+def _has_effects(node: cst.CSTNode) -> bool:
+    return any(isinstance(n, _EFFECTS) for n in descendants(node))
+
