@@ -92,6 +92,7 @@ class Context:
     # Edits beyond the call being rewritten, for rewrites that span statements (see `insert_around`,
     # `edit_class`); keyed by the id of an ORIGINAL node, applied when the pass leaves that node.
     statements: List[cst.CSTNode] = field(default_factory=list)  # original statements open, outermost first
+    left: Set[int] = field(default_factory=set)  # ids of the original statements the pass has left
     before: Dict[int, List[cst.BaseStatement]] = field(default_factory=dict)
     after: Dict[int, List[cst.BaseStatement]] = field(default_factory=dict)
     class_edits: Dict[int, List[Callable[[cst.ClassDef], cst.ClassDef]]] = field(default_factory=dict)
@@ -269,7 +270,8 @@ class Context:
 
     def insert_around(self, statement: cst.CSTNode, before: Sequence[cst.BaseStatement] = (),
                       after: Sequence[cst.BaseStatement] = ()) -> None:
-        """Put statements before/after an original statement of the module (not yet left by the pass)."""
+        """Put statements before/after an original statement of the module (not yet left by the pass:
+        see `left`)."""
         self.resolver.make_hot(statement)
         self.before.setdefault(id(statement), []).extend(before)
         self.after.setdefault(id(statement), []).extend(after)
@@ -533,6 +535,7 @@ class Upgrader(cst.CSTTransformer):
             result = built
         if isinstance(original, _STATEMENTS):
             self.ctx.statements.pop()
+            self.ctx.left.add(id(original))
             result = kept_comments.above(result, self.ctx.dropped.pop())
             marks = self.ctx.todos.pop()
             if marks:

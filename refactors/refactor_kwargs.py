@@ -14,7 +14,7 @@ from api_mapping import ApiEntry
 from refactors import call_args
 from refactors import zero_d
 from refactors.engine import Context, NeedsReview, Site, same_literal
-from refactors.transformers import REGISTRY
+from refactors.transformers import REGISTRY, lr_decay_elsewhere
 
 NAME = "refactor_kwargs"
 
@@ -22,6 +22,7 @@ NAME = "refactor_kwargs"
 def prepare(ctx: Context) -> None:
     """Before the pass: the reads of full reductions' results that their transformer makes scalar."""
     zero_d.plan(ctx)
+    lr_decay_elsewhere.plan(ctx)  # steps written before the pass reaches the schedule
 
 
 def _positionally_bound(entry: ApiEntry, node: cst.Call) -> set:

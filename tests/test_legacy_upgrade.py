@@ -40,12 +40,6 @@ def test_parse_output_reads_keys_and_numbers():
 # program does when run anyway (through its `import runtime_shim.coexist` line), and the item of
 # issue 11 it needs. What the upgrade leaves must be marked TODO and run through the coexistence line.
 KNOWN_GAPS = {
-    "mobilenet_loader_dygraph": "leaves fluid.io.DataLoader.from_generator (no 2.x equivalent) and a TODO on "
-                                "piecewise_decay (minimize is called on run()'s parameter, so nothing calls "
-                                "scheduler.step()); run anyway, the rate never decays (eval_epoch1 loss 1.71033 "
-                                "vs 1.72741): item 4",
-    "resnet_clone_static": "leaves a TODO on the static piecewise_decay (advanced by every Executor.run in 1.8; "
-                           "nothing steps the scheduler); run anyway, train_loss[3] is 1.06951 vs 1.08414",
     "transformer_resume_dygraph": "leaves a TODO on NoamDecay's scheduler.step(), save_dygraph of the optimizer's "
                                   "state and optimizer.current_step_lr() (the optimizer comes out of a function's tuple, so "
                                   "its kind is not known); run anyway, current_step_lr() is AttributeError on "

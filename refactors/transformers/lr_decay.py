@@ -22,7 +22,8 @@ of the `program_guard` it is made under, else the default main program), and eac
 advanced the 1.8 counter: `<scheduler>.step()` is written after each `Executor.run` of it in a loop of the
 same function; the rate 1.8 code fetched (`fetch_list=[lr]` or `[lr.name]`) is the program's learning-rate
 variable in 2.x (`program.lr_var`, 0-D, read by `refactors.zero_d`). Otherwise the schedule is converted,
-the line is marked with a TODO saying where `.step()` must go, and the site is reported.
+the line is marked with a TODO saying where `.step()` must go, and the site is reported. A schedule
+whose optimizer steps in another function of the file: `lr_decay_elsewhere.py`.
 """
 from __future__ import annotations
 
@@ -351,6 +352,10 @@ def _step_after_runs(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExpress
     program = _guarded_program(ctx)
     runs = _runs_in_loops(ctx, site.scope.node, program)
     if not runs:
+        from refactors.transformers import lr_decay_elsewhere  # it builds on this module
+
+        if lr_decay_elsewhere.step_runs_where_built(ctx, site, scheduler):
+            return emit.converted(site, new)
         return _todo_step(ctx, site, new, scheduler)
     for run in runs:
         ctx.insert_around(run, after=[ctx.statement(f"{scheduler}.step()\n")])
@@ -390,6 +395,11 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
         before = [cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(scheduler))],
                                                            value=new)])]
         result = cst.Name(scheduler)
+    if not steps:
+        from refactors.transformers import lr_decay_elsewhere  # it builds on this module
+
+        if lr_decay_elsewhere.stepped_in_callees(ctx, site):
+            return emit.converted(site, result)
     if scheduler is None or not steps:
         return _todo_step(ctx, site, new, scheduler)
     if before:
