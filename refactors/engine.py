@@ -498,10 +498,12 @@ class Upgrader(cst.CSTTransformer):
         site.call = original
         result: cst.BaseExpression = updated
         self.ctx.site = site
+        inserted = self._inserted()
         try:
             for hook in self._hooks["call"]:
                 result = hook(self.ctx, site, result)
         except NeedsReview as why:
+            self._take_back(inserted)  # statements inserted for a rewrite that is not made
             result = updated
             site.converted = False
             self.ctx.todo(str(why), result)
@@ -511,6 +513,14 @@ class Upgrader(cst.CSTTransformer):
         self.ctx.finish(site, result)
         self._keep_comments(updated, result)
         return result
+
+    def _inserted(self) -> Tuple[Dict[int, int], Dict[int, int]]:
+        return {k: len(v) for k, v in self.ctx.before.items()}, {k: len(v) for k, v in self.ctx.after.items()}
+
+    def _take_back(self, inserted: Tuple[Dict[int, int], Dict[int, int]]) -> None:
+        for planned, counts in zip((self.ctx.before, self.ctx.after), inserted):
+            for key in list(planned):
+                del planned[key][counts.get(key, 0):]
 
     def _keep_comments(self, updated, result, skip: Collection[int] = ()) -> None:
         """Note the comments of `updated` a rewrite left out of `result`, for the statement around."""

@@ -21,7 +21,7 @@ from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.scopes import Scope, dotted
 from refactors.statement_visitor import StatementVisitor
-from refactors.transformers import SCOPE, emit, register
+from refactors.transformers import SCOPE, bind, emit, register
 
 PARAMS, OPTIMIZER = ".pdparams", ".pdopt"
 
@@ -159,8 +159,9 @@ def _repeatable_path(ctx: Context, site: Site, node: cst.BaseExpression) -> bool
 @register("load_dygraph")
 def load_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     path = _prefix(ctx, emit.required(node, "model_path"))
-    if not _repeatable_path(ctx, site, path):
-        raise NeedsReview("the path is written three times in the 2.x form; bind it to a name first")
+    if not _repeatable_path(ctx, site, path):  # evaluated once, into a fresh name bound first
+        [path] = bind.first(ctx, site, [("model_path", path)],
+                            "the path is written three times in the 2.x form; bind it to a name first")
     keep = call_args.get(node, "keep_name_table")
     extra = {} if keep is None or emit.is_literal(ctx, keep.value) and literal(keep.value, ctx) is False \
         else {"keep_name_table": keep.value}
