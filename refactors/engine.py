@@ -370,6 +370,24 @@ def _with_todos(node, marks: List[Mark], module: cst.Module):
     return node
 
 
+def _marks_moved(before: List[cst.BaseStatement], after: List[cst.BaseStatement], marks: List[Mark],
+                 module: cst.Module) -> Tuple[List[cst.BaseStatement], List[cst.BaseStatement], List[Mark]]:
+    """Attach the marks whose node is in a statement inserted before or after; the others are left."""
+    from refactors.scopes import descendants
+
+    left = list(marks)
+    placed = []
+    for group in (before, after):
+        edited = []
+        for stmt in group:
+            inside = {id(n) for n in descendants(stmt)}
+            own = [m for m in left if m[1] is not None and id(m[1]) in inside]
+            left = [m for m in left if m not in own]
+            edited.append(_with_todos(stmt, own, module) if own else stmt)
+        placed.append(edited)
+    return placed[0], placed[1], left
+
+
 class Upgrader(cst.CSTTransformer):
     """Calls the steps' hooks at each use site (the nodes off the paths to them, in the analysis's hot
     set, matter to it no more than to the way that runs it)."""
@@ -511,7 +529,7 @@ class Upgrader(cst.CSTTransformer):
         finally:
             self.ctx.site = None
         self.ctx.finish(site, result)
-        self._keep_comments(updated, result)
+        self._keep_comments(updated, result, moved=self._new_statements(inserted))
         return result
 
     def _inserted(self) -> Tuple[Dict[int, int], Dict[int, int]]:
@@ -522,11 +540,19 @@ class Upgrader(cst.CSTTransformer):
             for key in list(planned):
                 del planned[key][counts.get(key, 0):]
 
-    def _keep_comments(self, updated, result, skip: Collection[int] = ()) -> None:
-        """Note the comments of `updated` a rewrite left out of `result`, for the statement around."""
+    def _new_statements(self, inserted: Tuple[Dict[int, int], Dict[int, int]]) -> List[cst.BaseStatement]:
+        """The statements inserted since `inserted` was taken."""
+        return [stmt for planned, counts in zip((self.ctx.before, self.ctx.after), inserted)
+                for key, stmts in planned.items() for stmt in stmts[counts.get(key, 0):]]
+
+    def _keep_comments(self, updated, result, skip: Collection[int] = (),
+                       moved: Sequence[cst.BaseStatement] = ()) -> None:
+        """Note the comments of `updated` a rewrite left out of `result` (and of the statements it
+        inserted, `moved`), for the statement around."""
         before = kept_comments.comments(updated, skip) if result is not updated else None
         if before:
-            self.ctx.dropped[-1].extend(kept_comments.dropped(before, kept_comments.comments(result, skip)))
+            after = [c for node in (result, *moved) for c in kept_comments.comments(node, skip)]
+            self.ctx.dropped[-1].extend(kept_comments.dropped(before, after))
 
     # -- statements -----------------------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -548,9 +574,11 @@ class Upgrader(cst.CSTTransformer):
             self.ctx.left.add(id(original))
             result = kept_comments.above(result, self.ctx.dropped.pop())
             marks = self.ctx.todos.pop()
+            before, after = self.ctx.before.pop(id(original), []), self.ctx.after.pop(id(original), [])
+            if marks and (before or after):  # a use that moved into an inserted statement is marked there
+                before, after, marks = _marks_moved(before, after, marks, self.ctx.module)
             if marks:
                 result = _with_todos(result, marks, self.ctx.module)
-            before, after = self.ctx.before.pop(id(original), []), self.ctx.after.pop(id(original), [])
             if before or after:
                 middle = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
                 if before and middle and isinstance(before[-1], (cst.ClassDef, cst.FunctionDef)):

@@ -18,6 +18,9 @@ fresh: bound nowhere the statement can see, and new to this upgrade (`Context.fr
 """
 from __future__ import annotations
 
+import ast
+import re
+import warnings
 from typing import List, Sequence, Tuple
 
 import libcst as cst
@@ -45,12 +48,32 @@ def first(ctx: Context, site: Site, operands: Sequence[Tuple[str, cst.BaseExpres
         raise NeedsReview(why)  # a module or class of paddle itself, not a value: left as it is
     names, bindings = [], []
     for base, operand in operands:
-        name = ctx.fresh_name(site.scope, base)
+        name = _unused_name(ctx, site, base)
         names.append(cst.Name(name))
+        value = operand.with_changes(lpar=[], rpar=[]) if operand.lpar else operand  # (the same node: marks on it)
         bindings.append(cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))],
-                                                                 value=operand.with_changes(lpar=[], rpar=[]))]))
+                                                                 value=value)]))
     ctx.insert_around(statement, before=bindings)
     return names
+
+
+def _unused_name(ctx: Context, site: Site, base: str) -> str:
+    """A fresh name that the file does not even read (a name read but bound nowhere may be a global
+    that some other module sets)."""
+    read = ctx.memo.get("bind: names read")
+    if read is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ctx.tree or ast.parse(ctx.source)
+            read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            read = set(re.findall(r"\w+", ctx.source))  # every word, then
+        ctx.memo["bind: names read"] = read
+    while True:
+        name = ctx.fresh_name(site.scope, base)
+        if name not in read:  # type: ignore[operator]
+            return name
 
 
 def _names_paddle(ctx: Context, site: Site, operand: cst.BaseExpression) -> bool:
