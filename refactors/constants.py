@@ -14,11 +14,12 @@ The rule is simple and sound, and says "unknown" otherwise:
 - A parameter is known by its default when it is bound only as the parameter, its function is
   only ever called by name in this file (never passed around, not decorated, not `forward` or a
   dunder method that Python or a Layer calls for you), and no call passes it (by keyword, by
-  position, or through `*args`/`**kwargs`). Calls from other modules cannot be seen: this is the
-  one assumption beyond the file.
-- `self.X` in a method (and `Cls.X`) is known when the class body binds `X` once (as above), no other
-  class of the file binds `X`, and nothing in the file assigns or deletes an attribute `X` or calls
-  `setattr`.
+  position, or through `*args`/`**kwargs`). Other modules' calls cannot be seen, so the function
+  must be one they are not meant to call: defined in another function, or named `_private` (a
+  model zoo's `models/resnet.py` defines `net(..., data_format="NCHW")` and `train.py` passes it).
+- `Cls.X` (and `self.X` in a method of a `_private` class: another module may subclass a public one
+  and bind its own X) is known when the class body binds `X` once (as above), no other class of the
+  file binds `X`, and nothing in the file assigns or deletes an attribute `X` or calls `setattr`.
 - A list, dict or set value is known only while every read of the name (or attribute) is one that
   cannot change it: an operand, an index, iteration, an element of a display via `*`, or an argument
   of a builtin, a paddle or a numpy function.
@@ -373,6 +374,8 @@ class Constants:
         method = owner is not None and owner.is_class
         if method and (fname in _IMPLICIT_METHODS or fname.startswith("__")):
             return UNKNOWN
+        if owner is not None and (owner.is_class or owner.parent is None) and not fname.startswith("_"):
+            return UNKNOWN  # a public function or method: other modules may call it with that argument
         reads = self.index.attributes.get(fname, []) if method else self.index.names.get(fname, [])
         if method and self.index.names.get(fname):
             return UNKNOWN  # the name used bare somewhere: cannot tell what it is
@@ -421,6 +424,8 @@ class Constants:
         if binding.kind != "param" or binding.index != 0 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 or function.decorator_list or found.parent is None or not found.parent.is_class:
             return None
+        if not found.parent.node.name.startswith("_"):  # type: ignore[attr-defined]
+            return None  # `self` may be of a subclass another module defines, with its own X
         return found.parent
 
     def _unconditional(self, stmt: ast.AST, body: ast.AST) -> bool:
