@@ -23,7 +23,7 @@ from api_mapping import ApiEntry, Table
 from refactors import constants, findings as F, kept_comments
 from refactors.findings import Finding
 from refactors.fast import Plain, WholeModuleNeeded
-from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse
+from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse, descendants
 from refactors.local_values import all_statements
 from refactors.todo_comments import Mark, attach
 
@@ -373,8 +373,6 @@ def _with_todos(node, marks: List[Mark], module: cst.Module):
 def _marks_moved(before: List[cst.BaseStatement], after: List[cst.BaseStatement], marks: List[Mark],
                  module: cst.Module) -> Tuple[List[cst.BaseStatement], List[cst.BaseStatement], List[Mark]]:
     """Attach the marks whose node is in a statement inserted before or after; the others are left."""
-    from refactors.scopes import descendants
-
     left = list(marks)
     placed = []
     for group in (before, after):
