@@ -39,6 +39,16 @@ def _chained(ctx: Context, site: Site) -> Optional[cst.Call]:
     return None
 
 
+def droppable(node: cst.BaseExpression) -> bool:
+    """Whether leaving the expression out drops no computation: names, attributes, literals, and
+    comparisons and conditional expressions of those (`loss.name if mode == "train" else None`)."""
+    if isinstance(node, cst.IfExp):
+        return all(droppable(n) for n in (node.test, node.body, node.orelse))
+    if isinstance(node, cst.Comparison):
+        return droppable(node.left) and all(droppable(c.comparator) for c in node.comparisons)
+    return emit.pure(node)
+
+
 def _arguments(call: cst.Call) -> Dict[str, cst.BaseExpression]:
     if call_args.has_star(call):
         raise NeedsReview(f"{_METHOD} is called with *args/**kwargs; map its arguments by hand")
@@ -60,10 +70,10 @@ def compiled_program(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpres
                               f"pass build_strategy to paddle.static.CompiledProgram and drop {_METHOD}")
         return emit.converted(site, emit.finish(ctx, site, node))
     given = _arguments(chained)
-    dropped = [name for name, value in given.items() if name != "build_strategy" and not emit.pure(value)]
+    dropped = [name for name, value in given.items() if name != "build_strategy" and not droppable(value)]
     if dropped:
-        raise NeedsReview(f"{_METHOD}({dropped[0]}=...) is dropped in the 2.x form and is not a plain name; "
-                          f"bind it to a name first")
+        raise NeedsReview(f"{_METHOD}({dropped[0]}=...) is dropped in the 2.x form and may compute "
+                          f"something; bind it to a name first")
     if "build_strategy" in given:
         if call_args.get(node, "build_strategy") is not None:
             raise NeedsReview(f"build_strategy is given twice; keep the one of {_METHOD}")

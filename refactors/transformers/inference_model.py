@@ -20,7 +20,7 @@ import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
-from refactors.transformers import emit, register
+from refactors.transformers import emit, register, static_program
 from refactors.warning_evidence import report_warning
 
 _MODEL = "__model__"  # 1.8's model file name without model_filename (io.py:1209)
@@ -84,10 +84,8 @@ def save_inference_model(ctx: Context, site: Site, node: cst.Call) -> cst.BaseEx
     if emit.value_of(ctx, node, "program_only", False) is not False:
         raise NeedsReview("program_only=True: write paddle.static.serialize_program and save_to_file instead")
     prefix = _prefix(ctx, site, node)
-    program = None if _unset(ctx, node, "main_program") else emit.required(node, "main_program")
-    if program is not None and not emit.repeatable(ctx, site, program):
-        raise NeedsReview("main_program is written twice in the 2.x form; bind it to a name first")
-    block_of = program if program is not None else emit.call(ctx, site, "paddle.static.default_main_program")
+    program = static_program.given(ctx, site, node, repeated=True)
+    block_of = program if program is not None else static_program.default(ctx, site)
     feed = _feed_vars(ctx, site, emit.required(node, "feeded_var_names"), block_of)
     extra = {"program": program} if program is not None else {}
     report_warning(ctx, site)

@@ -19,7 +19,7 @@ slice of each batch per place (CPU_NUM CPU places, 1 when unset; every visible G
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import libcst as cst
 
@@ -27,7 +27,8 @@ from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import assigned_name, bound_once, expressions, statements
 from refactors.scopes import descendants
-from refactors.transformers import SCOPE, emit, register
+from refactors.transformers import SCOPE, emit, register, static_program
+from refactors.transformers.compiled_program import droppable
 from refactors.warning_evidence import report_warning
 
 _RUN = ("fetch_list", "feed", "feed_dict", "return_numpy")  # parallel_executor.py:198
@@ -94,8 +95,8 @@ def _place(ctx: Context, site: Site, use_cuda: cst.BaseExpression) -> cst.BaseEx
 def _checked(ctx: Context, node: cst.Call) -> None:
     for arg in _DROPPED:
         found = call_args.get(node, arg)
-        if found is not None and not emit.pure(found.value):
-            raise NeedsReview(f"`{arg}` is dropped in the 2.x form and is not a plain name; bind it to a name first")
+        if found is not None and not droppable(found.value):
+            raise NeedsReview(f"`{arg}` is dropped in the 2.x form and may compute something; bind it to a name first")
     for arg in _UNSUPPORTED:
         found = call_args.get(node, arg)
         if found is not None and not (emit.is_literal(ctx, found.value) and literal(found.value, ctx) is None):
@@ -119,11 +120,7 @@ def parallel_executor(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     for run in runs:
         _run_arguments(run)  # NeedsReview now, while the constructor can still be left as written
     program_name = ctx.fresh_name(site.scope, f"{name}_program")
-    program: Optional[cst.Arg] = call_args.get(node, "main_program")
-    main = program.value if program is not None and not (
-        emit.is_literal(ctx, program.value) and literal(program.value, ctx) is None) else None
-    if main is None:
-        main = emit.call(ctx, site, "paddle.static.default_main_program")
+    main = static_program.given(ctx, site, node) or static_program.default(ctx, site)
     build = call_args.get(node, "build_strategy")
     extra = {"build_strategy": build.value} if build is not None else {}
     compiled = emit.call(ctx, site, "paddle.static.CompiledProgram", main, **extra)

@@ -13,19 +13,15 @@ from __future__ import annotations
 import libcst as cst
 
 from refactors import call_args
-from refactors.engine import Context, NeedsReview, Site, literal
-from refactors.transformers import emit, register
+from refactors.engine import Context, Site
+from refactors.transformers import emit, register, static_program
 
 
 def _parameters_call(ctx: Context, site: Site, node: cst.Call, target: str) -> cst.BaseExpression:
-    program = call_args.get(node, "main_program")
-    if program is not None and emit.is_literal(ctx, program.value) and literal(program.value, ctx) is None:
-        program = None
-    if program is not None and not emit.repeatable(ctx, site, program.value):
-        raise NeedsReview("main_program is written twice in the 2.x form; bind it to a name first")
-    owner = program.value if program is not None else emit.call(ctx, site, "paddle.static.default_main_program")
+    program = static_program.given(ctx, site, node, repeated=True)
+    owner = program if program is not None else static_program.default(ctx, site)
     parameters = ctx.template("{program}.all_parameters()", program=emit.receiver(owner))
-    extra = {"main_program": program.value} if program is not None else {}
+    extra = {"main_program": program} if program is not None else {}
     extra["vars"] = parameters
     filename = call_args.get(node, "filename")
     if filename is not None:
