@@ -27,6 +27,7 @@ from refactors.transformers import emit, register
 
 _EXITS = (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_CONVERTED = "switch blocks converted"  # ctx.memo key: the bodies of the blocks of the Switches converted
 _WRITERS = {"assign": (1, "output"), "increment": (0, "x")}  # calls writing into an argument: (position, keyword)
 
 
@@ -96,6 +97,17 @@ def _exit(node: cst.CSTNode, in_loop: bool = False) -> Optional[str]:
     return None
 
 
+def _region(ctx: Context, site: Site, stmt: cst.With) -> cst.CSTNode:
+    """Where the names a block binds must not be used otherwise: the scope of the Switch or, for one in
+    a block of a Switch this upgrade converts, that block (the function it becomes, in which the next
+    run sees it: the same answer both times)."""
+    inner: Optional[cst.CSTNode] = None
+    for block in ctx.memo.get(_CONVERTED, ()):  # type: ignore[union-attr]
+        if any(node is stmt for node in descendants(block)):
+            inner = block if inner is None or any(node is block for node in descendants(inner)) else inner
+    return inner if inner is not None else site.scope.node
+
+
 def _check(ctx: Context, site: Site, stmt: cst.With, switch: str,
            blocks: List[Tuple[Optional[cst.BaseExpression], cst.With]]) -> None:
     for _, block in blocks:
@@ -104,8 +116,9 @@ def _check(ctx: Context, site: Site, stmt: cst.With, switch: str,
             raise NeedsReview(f"a Switch block has `{found}`, which would act on the function the block becomes")
     inside = {id(n) for n in descendants(stmt)}
     bound = set().union(*(_bound(block) for _, block in blocks)) | {switch}
-    ctx.reads(site.scope.node, words=sorted(bound))  # the scope's parts that say one of them
-    for node in descendants(site.scope.node):
+    region = _region(ctx, site, stmt)
+    ctx.reads(region, words=sorted(bound))  # the parts of it that say one of them
+    for node in descendants(region):
         if isinstance(node, cst.Name) and node.value in bound and id(node) not in inside:
             raise NeedsReview(f"`{node.value}` is bound in the Switch and used outside it")
     for index, (condition, _) in enumerate(blocks[1:], start=1):
@@ -148,6 +161,8 @@ def switch_case(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     switch = stmt.items[0].asname.name.value
     blocks = _blocks(stmt, switch)
     _check(ctx, site, stmt, switch, blocks)
+    converted = ctx.memo.setdefault(_CONVERTED, [])
+    converted.extend(block.body for _, block in blocks)  # type: ignore[union-attr]
     names = [ctx.fresh_name(site.scope, f"{switch}_case_{i}" if condition is not None else f"{switch}_default")
              for i, (condition, _) in enumerate(blocks)]
     case = emit.name(ctx, site, "paddle.static.nn.case")
