@@ -13,8 +13,10 @@ scope. Paddle 2.5 removed it. The 2.x spelling, on one place:
 
 It needs the whole life of `pe` in view: a name bound once in its scope, used afterwards only as
 `pe.run(...)` there. `loss_name` and `exec_strategy` only configure the devices and go (they must be
-plain names, so that dropping them drops no computation); `share_vars_from`, a `scope`, distributed
-trainers and `feed_dict` are left for review. The place count is the table's warning: 1.8 ran one
+plain names, so that dropping them drops no computation), and so does `share_vars_from`: on one device
+every executor runs in the global scope, where the other one's variables are (`pe` may itself be another
+one's `share_vars_from`; runtime_shim's ParallelExecutor takes the Executor it became). A `scope`,
+distributed trainers and `feed_dict` are left for review. The place count is the table's warning: 1.8 ran one
 slice of each batch per place (CPU_NUM CPU places, 1 when unset; every visible GPU).
 """
 from __future__ import annotations
@@ -32,8 +34,9 @@ from refactors.transformers.compiled_program import droppable
 from refactors.warning_evidence import report_warning
 
 _RUN = ("fetch_list", "feed", "feed_dict", "return_numpy")  # parallel_executor.py:198
-_DROPPED = ("loss_name", "exec_strategy")
-_UNSUPPORTED = ("share_vars_from", "scope")  # other executors' scopes, a scope of its own
+# On one device in the global scope, another executor's variables are this one's: share_vars_from goes too.
+_DROPPED = ("loss_name", "exec_strategy", "share_vars_from")
+_UNSUPPORTED = ("scope",)  # a scope of its own
 _TRAINERS = {"num_trainers": 1, "trainer_id": 0}  # multi-node training
 
 
@@ -66,6 +69,8 @@ def _runs(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str) ->
             skip.add(id(node.attr))
         elif isinstance(node, cst.Arg) and node.keyword is not None:
             skip.add(id(node.keyword))
+            if node.keyword.value == "share_vars_from" and isinstance(node.value, cst.Name):
+                skip.add(id(node.value))  # another ParallelExecutor sharing its variables: dropped there
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "run" \
                 and isinstance(node.func.value, cst.Name) and node.func.value.value == name:
             runs[id(node.func.value)] = node

@@ -248,7 +248,8 @@ class ParallelExecutor:
                  num_trainers: int = 1, trainer_id: int = 0, scope: Any = None) -> None:
         import paddle
 
-        if share_vars_from is not None and not isinstance(share_vars_from, ParallelExecutor):
+        # (an Executor too: a ParallelExecutor the upgrade converted, whose variables are in the global scope)
+        if share_vars_from is not None and not isinstance(share_vars_from, (ParallelExecutor, paddle.static.Executor)):
             raise AssertionError("The share_vars_from should be ParallelExecutor.")
         places = len(_places(use_cuda))
         if places > 1:
