@@ -21,7 +21,7 @@ slice of each batch per place (CPU_NUM CPU places, 1 when unset; every visible G
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Set, Tuple
 
 import libcst as cst
 
@@ -56,14 +56,13 @@ def _run_arguments(call: cst.Call) -> Dict[str, cst.BaseExpression]:
     return found
 
 
-def _runs(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str) -> List[cst.Call]:
-    """The `name.run(...)` calls of the scope, all after `stmt`; NeedsReview for any other use of `name`."""
+def _uses(ctx: Context, site: Site, name: str) -> Tuple[Dict[int, cst.Call], Set[int]]:
+    """The `name.run(...)` calls of the scope (by the id of their `name`), and the names that are no
+    reference to it (attributes, keywords, another ParallelExecutor's `share_vars_from=name`)."""
     scope = site.scope
-    if not bound_once(scope, name):
-        raise NeedsReview(f"`{name}` is bound more than once here; rewrite its run() calls by hand")
     ctx.reads(scope.node, words=(name,))
     runs: Dict[int, cst.Call] = {}
-    skip = set()  # names that are no reference: attributes, keywords
+    skip: Set[int] = set()
     for node in descendants(scope.node):
         if isinstance(node, cst.Attribute):
             skip.add(id(node.attr))
@@ -74,6 +73,13 @@ def _runs(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str) ->
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "run" \
                 and isinstance(node.func.value, cst.Name) and node.func.value.value == name:
             runs[id(node.func.value)] = node
+    return runs, skip
+
+
+def _runs(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str) -> List[cst.Call]:
+    """The `name.run(...)` calls of the scope, all after `stmt`; NeedsReview for any other use of `name`."""
+    scope = site.scope
+    runs, skip = _uses(ctx, site, name)
     after, seen = set(), False
     for own in statements(scope.node):
         if own is stmt:
@@ -86,6 +92,25 @@ def _runs(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str) ->
             if id(node) not in runs or id(node) not in after:
                 raise NeedsReview(f"`{name}` is used here other than by a later {name}.run(...); rewrite by hand")
     return list(runs.values())
+
+
+def _keyword_runs(ctx: Context, site: Site, node: cst.Call, name: str) -> bool:
+    """`name` is bound several times (`if parallel: pe = ParallelExecutor(...)` / `else: pe = exe`) and
+    only ever assigned or called as `name.run(fetch_list=..., feed=...)`: then 1.8's `Executor.run` and
+    `ParallelExecutor.run` took the same call, and on one device an Executor running the default main
+    program computes what this ParallelExecutor of the default main program did, unchanged runs and all."""
+    if static_program.given(ctx, site, node) is not None or call_args.get(node, "build_strategy") is not None:
+        return False
+    runs, skip = _uses(ctx, site, name)
+    targets = {id(t.target) for t in descendants(site.scope.node) if isinstance(t, cst.AssignTarget)}
+    for use in descendants(site.scope.node):
+        if not isinstance(use, cst.Name) or use.value != name or id(use) in skip or id(use) in targets:
+            continue
+        run = runs.get(id(use))
+        if run is None or any(a.keyword is None or a.keyword.value not in ("fetch_list", "feed", "return_numpy")
+                              for a in run.args):
+            return False
+    return True
 
 
 def _place(ctx: Context, site: Site, use_cuda: cst.BaseExpression) -> cst.BaseExpression:
@@ -121,6 +146,13 @@ def parallel_executor(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     if call_args.has_star(node):
         raise NeedsReview("called with *args/**kwargs; map the arguments by hand")
     _checked(ctx, node)
+    place = _place(ctx, site, emit.required(node, "use_cuda"))
+    if not bound_once(site.scope, name):
+        if not _keyword_runs(ctx, site, node, name):
+            raise NeedsReview(f"`{name}` is bound more than once here and used other than by run(fetch_list=..., "
+                              f"feed=...) on the default main program; rewrite by hand")
+        report_warning(ctx, site)
+        return emit.converted(site, emit.call(ctx, site, "paddle.static.Executor", place))
     runs = _runs(ctx, site, stmt, name)  # type: ignore[arg-type]
     for run in runs:
         _run_arguments(run)  # NeedsReview now, while the constructor can still be left as written
@@ -134,8 +166,7 @@ def parallel_executor(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     for run in runs:
         ctx.replace(run, lambda updated: _executor_run(updated, program_name))
     report_warning(ctx, site)
-    return emit.converted(site, emit.call(ctx, site, "paddle.static.Executor",
-                                          _place(ctx, site, emit.required(node, "use_cuda"))))
+    return emit.converted(site, emit.call(ctx, site, "paddle.static.Executor", place))
 
 
 def _executor_run(updated: cst.Call, program_name: str) -> cst.Call:
