@@ -23,7 +23,7 @@ from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.transformers import emit, register, static_program
 from refactors.warning_evidence import report_warning
 
-_MODEL = "__model__"  # 1.8's model file name without model_filename (io.py:1209)
+_MODEL = "__model__"  # 1.8's model file name without model_filename (io.py:1218)
 
 
 def _unset(ctx: Context, node: cst.Call, arg: str) -> bool:
@@ -40,7 +40,7 @@ def _prefix(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
         model = emit.value_of(ctx, node, "model_filename")
         if not isinstance(model, str):
             raise NeedsReview("model_filename is not a string")
-        base = posixpath.basename(model)  # 1.8 keeps only the base name (io.py:1207)
+        base = posixpath.basename(model)  # 1.8 keeps only the base name (io.py:1216)
         base = base[:-len(".pdmodel")] if base.endswith(".pdmodel") and base != ".pdmodel" else base
     if isinstance(dirname, cst.SimpleString) and emit.is_literal(ctx, dirname):
         return cst.SimpleString(repr(posixpath.join(literal(dirname, ctx), base)))
@@ -64,7 +64,7 @@ def _feed_vars(ctx: Context, site: Site, names: cst.BaseExpression,
         return ctx.template("{program}.global_block().var({name})", program=emit.receiver(program), name=name)
 
     if isinstance(names, cst.SimpleString) and emit.is_literal(ctx, names):
-        return cst.List([cst.Element(var(names))])  # 1.8 takes one name as a list of one (io.py:1163)
+        return cst.List([cst.Element(var(names))])  # 1.8 takes one name as a list of one (io.py:1161)
     if isinstance(names, (cst.List, cst.Tuple)) and not any(isinstance(el, cst.StarredElement)
                                                           for el in names.elements):
         elements = [cst.Element(var(el.value)) for el in names.elements]

@@ -3,9 +3,9 @@
 1.8.5 `ParallelExecutor(use_cuda, loss_name, main_program, share_vars_from, exec_strategy, build_strategy,
 num_trainers, trainer_id, scope)` (`parallel_executor.py:29`) compiles `main_program` (the default main
 program when None) with `build_strategy` for data parallelism over its places, and runs it with an
-`Executor` of the first place (`:170-176`); `run(fetch_list, feed, feed_dict, return_numpy)` (`:198`)
-is `Executor.run(compiled_program, feed=feed, fetch_list=fetch_list, return_numpy=...)` in the global
-scope. Paddle 2.5 removed it. The 2.x spelling, on one place:
+`Executor` of `CUDAPlace(0)` or `CPUPlace()` (`:175-196`); `run(fetch_list, feed, feed_dict,
+return_numpy)` (`:198`) is `Executor.run(compiled_program, feed=feed, fetch_list=fetch_list,
+return_numpy=...)` in the global scope. Paddle 2.5 removed it. The 2.x spelling, on one place:
 
     pe = paddle.static.Executor(paddle.CUDAPlace(0) if use_cuda else paddle.CPUPlace())
     pe_program = paddle.static.CompiledProgram(main_program, build_strategy=build_strategy)

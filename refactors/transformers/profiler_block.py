@@ -1,6 +1,6 @@
 """`with fluid.profiler.profiler(state, sorted_key, profile_path):` becomes a `paddle.profiler.Profiler` block.
 
-1.8.5 `profiler.profiler` (`profiler.py:256`) starts the operator profiler for `state` ('CPU', 'GPU' or
+1.8.5 `profiler.profiler` (`profiler.py:253`) starts the operator profiler for `state` ('CPU', 'GPU' or
 'All'), runs the block, then stops it: it prints the table of the recorded events sorted by `sorted_key`
 and writes the profile to `profile_path` (a protobuf file for `tools/timeline.py`). Paddle 2.3 replaced
 the module by `paddle.profiler.Profiler`:
@@ -32,7 +32,7 @@ from refactors.warning_evidence import report_warning
 
 _TARGETS: Dict[str, Optional[str]] = {"CPU": "CPU", "GPU": "GPU", "All": None}  # None: every device there is
 _KEYS = {None: None, "default": None, "total": "CPUTotal", "max": "CPUMax", "min": "CPUMin", "ave": "CPUAvg"}
-_PROFILE_PATH = "/tmp/profile"  # profiler.py:256
+_PROFILE_PATH = "/tmp/profile"  # profiler.py:253
 
 
 @register("profiler_block")
