@@ -16,7 +16,7 @@ from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.scopes import dotted
 from refactors.transformers import emit
 
-DEFAULT, TARGET = "paddle.fluid.default_main_program", "paddle.static.default_main_program"
+TARGET = "paddle.static.default_main_program"
 
 
 def _is_default(ctx: Context, site: Site, node: cst.BaseExpression) -> bool:
@@ -32,7 +32,7 @@ def _is_default(ctx: Context, site: Site, node: cst.BaseExpression) -> bool:
         return True
     qualname = ctx.resolver.qualname(chain, site.scope)
     entry = ctx.table.lookup(qualname) if qualname else None
-    return entry is not None and entry.name == DEFAULT
+    return entry is not None and entry.update_to == TARGET
 
 
 def given(ctx: Context, site: Site, node: cst.Call, arg: str = "main_program",
