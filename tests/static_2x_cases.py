@@ -801,6 +801,35 @@ SCRIPTS["paddle.load"] = SCRIPTS["paddle.save"]
 SCRIPTS["paddle.static.load_inference_model"] = SCRIPTS["paddle.static.save_inference_model"]
 
 
+
+def _parameters_counters_profiler(fn: Any) -> None:
+    """What the execution and model-file rewrites emit, in one legacy-IR program: the parameters told
+    apart (`paddle.static.io.is_parameter`, `isinstance(v, paddle.static.Parameter)`), a tensor an op
+    writes into (`paddle.tensor.create_tensor`), the step counter every run increments
+    (`paddle.optimizer.lr.autoincreased_step_counter`), and runs inside a `paddle.profiler.Profiler`
+    block exporting a protobuf trace (`export_protobuf`)."""
+    import tempfile
+
+    paddle = _paddle()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 3], "float32")
+        out = paddle.static.nn.fc(x, 2, weight_attr=paddle.ParamAttr(initializer=paddle.nn.initializer.Assign(W32)))
+        doubled = paddle.tensor.create_tensor("float32")
+        paddle.assign(out * 2.0, doubled)
+        counter = paddle.optimizer.lr.autoincreased_step_counter(counter_name="@TEST_COUNTER@", begin=5, step=2)
+    parameters = [v for v in main.list_vars() if paddle.static.io.is_parameter(v)]
+    assert len(parameters) == 2 and all(isinstance(v, paddle.static.Parameter) for v in parameters), parameters
+    assert not paddle.static.io.is_parameter(x) and not isinstance(out, paddle.static.Parameter)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    with paddle.profiler.Profiler(targets=[paddle.profiler.ProfilerTarget.CPU],
+                                  on_trace_ready=paddle.profiler.export_protobuf(tempfile.mkdtemp())) as prof:
+        runs = [exe.run(main, feed=_FEED, fetch_list=[out, doubled, counter]) for _ in range(3)]
+    del prof
+    np.testing.assert_allclose(runs[0][1], 2 * runs[0][0], rtol=1e-6)
+    assert [int(np.ravel(r[2])[0]) for r in runs] == [6, 8, 10], [r[2] for r in runs]
+
 def _data_loader(fn: Any) -> None:
     """`paddle.io.DataLoader(dataset, feed_list=..., return_list=False)` feeding a static program."""
     paddle = _paddle()
@@ -881,6 +910,9 @@ def _amp(fn: Any) -> None:
     assert losses[-1] < losses[0] * 0.9, losses
 
 
+SCRIPTS.update({name: _parameters_counters_profiler for name in (
+    "paddle.static.io.is_parameter", "paddle.static.Parameter", "paddle.tensor.create_tensor",
+    "paddle.optimizer.lr.autoincreased_step_counter", "paddle.profiler.Profiler", "paddle.profiler.export_protobuf")})
 SCRIPTS.update({
     "paddle.io.DataLoader": _data_loader,
     "paddle.no_grad": _no_grad,

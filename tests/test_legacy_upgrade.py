@@ -31,7 +31,7 @@ def test_there_are_enough_programs():
 
 
 def test_parse_output_reads_keys_and_numbers():
-    assert parse_output("loss: 1 2.5 -3e-2\nW0000 some warning\nshape: 4\n") == {
+    assert parse_output("loss: 1 2.5 -3e-2\nW0000 some warning\nNote:\nNote:\nshape: 4\n") == {
         "loss": [1.0, 2.5, -0.03], "shape": [4.0]}
 
 

@@ -675,3 +675,39 @@ def test_40_expand_tiles(fluid):
     with fluid.dygraph.guard():
         out = fluid.layers.expand(fluid.dygraph.to_variable(x), expand_times=[1, 2])
         close(out.numpy(), np.tile(x, (1, 2)))
+
+
+def test_a_parallel_executor_shares_the_variables_of_one_the_upgrade_made_an_executor(fluid):
+    """Coexistence: `test_exe = fluid.ParallelExecutor(..., share_vars_from=train_exe)` left to the shim while
+    the upgrade made `train_exe` a `paddle.static.Executor`; on one device both run in the global scope."""
+    import paddle
+
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = fluid.data(name="x", shape=[-1, 2], dtype="float32")
+        out = fluid.layers.scale(x, scale=3.0)
+    train_exe = paddle.static.Executor(paddle.CPUPlace())
+    train_exe.run(startup)
+    test_exe = fluid.ParallelExecutor(use_cuda=False, main_program=main, share_vars_from=train_exe)
+    got, = test_exe.run(fetch_list=[out.name], feed={"x": np.ones([2, 2], dtype="float32")})
+    close(got, np.full([2, 2], 3.0))
+
+
+def test_34_an_inference_model_saved_by_the_upgraded_code_loads_through_the_shim(fluid, tmp_path):
+    """Coexistence: the upgrader writes save_inference_model(dir, ..., model_filename='model.pdmodel') as
+    paddle.static.save_inference_model(os.path.join(dir, 'model'), ...); a load_inference_model the
+    upgrade left (served by the shim) with the same arguments reads those files."""
+    import paddle
+
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = fluid.data(name="x", shape=[-1, 2], dtype="float32")
+        out = fluid.layers.scale(x, scale=2.0, bias=1.0)
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    paddle.static.save_inference_model(os.path.join(str(tmp_path), "model"), [x], [out], exe, program=main)
+    with fluid.scope_guard(fluid.Scope()):
+        program, feeds, fetches = fluid.io.load_inference_model(str(tmp_path), exe, model_filename="model.pdmodel",
+                                                                params_filename="params.pdparams")
+        got, = exe.run(program, feed={feeds[0]: np.ones([1, 2], dtype="float32")}, fetch_list=fetches)
+    close(got, np.full([1, 2], 3.0))

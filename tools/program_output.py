@@ -1,4 +1,4 @@
-"""How a runnable fixture program's output reads: lines `key: v1 v2 ...`, other lines ignored."""
+"""How a runnable fixture program's output reads: lines `key: v1 v2 ...` (at least one value), other lines ignored."""
 from __future__ import annotations
 
 import re
@@ -17,6 +17,8 @@ def parse_output(text: str) -> Dict[str, List[float]]:
         try:
             numbers = [float(v) for v in match.group(2).split()]
         except ValueError:
+            continue
+        if not numbers:  # a heading such as paddle.profiler's "Note:", not a result
             continue
         if match.group(1) in values:
             raise ValueError(f"key {match.group(1)!r} printed twice")

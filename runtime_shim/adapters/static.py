@@ -71,7 +71,13 @@ _MODEL = "__model__"
 
 
 def _prefix(dirname: str, model_filename: Optional[str]) -> str:
-    return os.path.join(dirname, model_filename or _MODEL)
+    """`dirname/<model file name without .pdmodel>`: the prefix the upgrader's rewrite of
+    save/load_inference_model uses too (refactors/transformers/inference_model.py), so that a model saved
+    by either side is found by the other. 1.8 kept only the base name of `model_filename` (io.py:1216)."""
+    base = os.path.basename(model_filename) if model_filename else _MODEL
+    if base.endswith(".pdmodel") and base != ".pdmodel":
+        base = base[:-len(".pdmodel")]
+    return os.path.join(dirname, base)
 
 
 @adapter("paddle.fluid.io.save_inference_model",
@@ -248,7 +254,8 @@ class ParallelExecutor:
                  num_trainers: int = 1, trainer_id: int = 0, scope: Any = None) -> None:
         import paddle
 
-        if share_vars_from is not None and not isinstance(share_vars_from, ParallelExecutor):
+        # (an Executor too: a ParallelExecutor the upgrade converted, whose variables are in the global scope)
+        if share_vars_from is not None and not isinstance(share_vars_from, (ParallelExecutor, paddle.static.Executor)):
             raise AssertionError("The share_vars_from should be ParallelExecutor.")
         places = len(_places(use_cuda))
         if places > 1:

@@ -1,0 +1,177 @@
+"""`pe = fluid.ParallelExecutor(...)` and its `pe.run(...)` calls: an Executor and a CompiledProgram.
+
+1.8.5 `ParallelExecutor(use_cuda, loss_name, main_program, share_vars_from, exec_strategy, build_strategy,
+num_trainers, trainer_id, scope)` (`parallel_executor.py:29`) compiles `main_program` (the default main
+program when None) with `build_strategy` for data parallelism over its places, and runs it with an
+`Executor` of `CUDAPlace(0)` or `CPUPlace()` (`:175-196`); `run(fetch_list, feed, feed_dict,
+return_numpy)` (`:198`) is `Executor.run(compiled_program, feed=feed, fetch_list=fetch_list,
+return_numpy=...)` in the global scope. Paddle 2.5 removed it. The 2.x spelling, on one place:
+
+    pe = paddle.static.Executor(paddle.CUDAPlace(0) if use_cuda else paddle.CPUPlace())
+    pe_program = paddle.static.CompiledProgram(main_program, build_strategy=build_strategy)
+    ... pe.run(pe_program, feed=feed, fetch_list=fetch_list)
+
+It needs the whole life of `pe` in view: a name bound once in its scope, used afterwards only as
+`pe.run(...)` there. `loss_name` and `exec_strategy` only configure the devices and go (they must be
+plain names, so that dropping them drops no computation), and so does `share_vars_from`: on one device
+every executor runs in the global scope, where the other one's variables are (`pe` may itself be another
+one's `share_vars_from`; runtime_shim's ParallelExecutor takes the Executor it became). A `scope`,
+distributed trainers and `feed_dict` are left for review. The place count is the table's warning: 1.8 ran one
+slice of each batch per place (CPU_NUM CPU places, 1 when unset; every visible GPU).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Set, Tuple
+
+import libcst as cst
+
+from refactors import call_args
+from refactors.engine import Context, NeedsReview, Site, literal
+from refactors.local_values import assigned_name, bound_once, expressions, statements
+from refactors.scopes import descendants
+from refactors.transformers import SCOPE, emit, register, static_program
+from refactors.transformers.compiled_program import droppable
+from refactors.warning_evidence import report_warning
+
+_RUN = ("fetch_list", "feed", "feed_dict", "return_numpy")  # parallel_executor.py:198
+# On one device in the global scope, another executor's variables are this one's: share_vars_from goes too.
+_DROPPED = ("loss_name", "exec_strategy", "share_vars_from")
+_UNSUPPORTED = ("scope",)  # a scope of its own
+_TRAINERS = {"num_trainers": 1, "trainer_id": 0}  # multi-node training
+
+
+def _run_arguments(call: cst.Call) -> Dict[str, cst.BaseExpression]:
+    if call_args.has_star(call):
+        raise NeedsReview("a run() of it passes *args/**kwargs; map them by hand")
+    found: Dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword is not None else (_RUN[index] if index < len(_RUN) else None)
+        if name not in _RUN:
+            raise NeedsReview("a run() of it has an unexpected argument")
+        found[name] = arg.value
+    if "fetch_list" not in found:
+        raise NeedsReview("a run() of it has no fetch_list")
+    if "feed_dict" in found:
+        raise NeedsReview("a run() of it passes feed_dict, which 1.8 did not read; pass feed= instead")
+    return found
+
+
+def _uses(ctx: Context, site: Site, name: str) -> Tuple[Dict[int, cst.Call], Set[int]]:
+    """The `name.run(...)` calls of the scope (by the id of their `name`), and the names that are no
+    reference to it (attributes, keywords, another ParallelExecutor's `share_vars_from=name`)."""
+    scope = site.scope
+    ctx.reads(scope.node, words=(name,))
+    runs: Dict[int, cst.Call] = {}
+    skip: Set[int] = set()
+    for node in descendants(scope.node):
+        if isinstance(node, cst.Attribute):
+            skip.add(id(node.attr))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skip.add(id(node.keyword))
+            if node.keyword.value == "share_vars_from" and isinstance(node.value, cst.Name):
+                skip.add(id(node.value))  # another ParallelExecutor sharing its variables: dropped there
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "run" \
+                and isinstance(node.func.value, cst.Name) and node.func.value.value == name:
+            runs[id(node.func.value)] = node
+    return runs, skip
+
+
+def _runs(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str) -> List[cst.Call]:
+    """The `name.run(...)` calls of the scope, all after `stmt`; NeedsReview for any other use of `name`."""
+    scope = site.scope
+    runs, skip = _uses(ctx, site, name)
+    after, seen = set(), False
+    for own in statements(scope.node):
+        if own is stmt:
+            seen = True
+        elif seen and isinstance(own, cst.SimpleStatementLine):
+            after.update(id(n) for n in expressions(own))
+    target = stmt.body[0].targets[0].target  # type: ignore[attr-defined]
+    for node in descendants(scope.node):
+        if isinstance(node, cst.Name) and node.value == name and id(node) not in skip and node is not target:
+            if id(node) not in runs or id(node) not in after:
+                raise NeedsReview(f"`{name}` is used here other than by a later {name}.run(...); rewrite by hand")
+    return list(runs.values())
+
+
+def _keyword_runs(ctx: Context, site: Site, node: cst.Call, name: str) -> bool:
+    """`name` is bound several times (`if parallel: pe = ParallelExecutor(...)` / `else: pe = exe`) and
+    only ever assigned or called as `name.run(fetch_list=..., feed=...)`: then 1.8's `Executor.run` and
+    `ParallelExecutor.run` took the same call, and on one device an Executor running the default main
+    program computes what this ParallelExecutor of the default main program did, unchanged runs and all."""
+    if static_program.given(ctx, site, node) is not None or call_args.get(node, "build_strategy") is not None:
+        return False
+    runs, skip = _uses(ctx, site, name)
+    targets = {id(t.target) for t in descendants(site.scope.node) if isinstance(t, cst.AssignTarget)}
+    for use in descendants(site.scope.node):
+        if not isinstance(use, cst.Name) or use.value != name or id(use) in skip or id(use) in targets:
+            continue
+        run = runs.get(id(use))
+        if run is None or any(a.keyword is None or a.keyword.value not in ("fetch_list", "feed", "return_numpy")
+                              for a in run.args):
+            return False
+    return True
+
+
+def _place(ctx: Context, site: Site, use_cuda: cst.BaseExpression) -> cst.BaseExpression:
+    cuda = emit.call(ctx, site, "paddle.CUDAPlace", cst.Integer("0"))
+    cpu = emit.call(ctx, site, "paddle.CPUPlace")
+    if emit.is_literal(ctx, use_cuda) and isinstance(literal(use_cuda, ctx), bool):
+        return cuda if literal(use_cuda, ctx) else cpu
+    return cst.IfExp(test=use_cuda.with_changes(lpar=[], rpar=[]) if isinstance(use_cuda, cst.Comparison)
+                     else emit.parenthesized(use_cuda), body=cuda, orelse=cpu)
+
+
+def _checked(ctx: Context, node: cst.Call) -> None:
+    for arg in _DROPPED:
+        found = call_args.get(node, arg)
+        if found is not None and not droppable(found.value):
+            raise NeedsReview(f"`{arg}` is dropped in the 2.x form and may compute something; bind it to a name first")
+    for arg in _UNSUPPORTED:
+        found = call_args.get(node, arg)
+        if found is not None and not (emit.is_literal(ctx, found.value) and literal(found.value, ctx) is None):
+            raise NeedsReview(f"`{arg}=` is given: the 2.x form runs the program in the global scope; rewrite by hand")
+    for arg, default in _TRAINERS.items():
+        if emit.value_of(ctx, node, arg, default) != default:
+            raise NeedsReview(f"`{arg}` is not {default}: multi-node training goes through paddle.distributed")
+
+
+@register("parallel_executor", reads=(SCOPE,))
+def parallel_executor(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    stmt = ctx.statements[-1] if ctx.statements else None
+    bound = assigned_name(stmt) if stmt is not None else None
+    if bound is None or bound[1] is not site.call:
+        raise NeedsReview("the ParallelExecutor is not assigned to a name; its run() calls cannot be followed")
+    name = bound[0]
+    if call_args.has_star(node):
+        raise NeedsReview("called with *args/**kwargs; map the arguments by hand")
+    _checked(ctx, node)
+    place = _place(ctx, site, emit.required(node, "use_cuda"))
+    if not bound_once(site.scope, name):
+        if not _keyword_runs(ctx, site, node, name):
+            raise NeedsReview(f"`{name}` is bound more than once here and used other than by run(fetch_list=..., "
+                              f"feed=...) on the default main program; rewrite by hand")
+        report_warning(ctx, site)
+        return emit.converted(site, emit.call(ctx, site, "paddle.static.Executor", place))
+    runs = _runs(ctx, site, stmt, name)  # type: ignore[arg-type]
+    for run in runs:
+        _run_arguments(run)  # NeedsReview now, while the constructor can still be left as written
+    program_name = ctx.fresh_name(site.scope, f"{name}_program")
+    main = static_program.given(ctx, site, node) or static_program.default(ctx, site)
+    build = call_args.get(node, "build_strategy")
+    extra = {"build_strategy": build.value} if build is not None else {}
+    compiled = emit.call(ctx, site, "paddle.static.CompiledProgram", main, **extra)
+    assignment = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(program_name))], compiled)])
+    ctx.insert_around(stmt, after=[assignment])  # type: ignore[arg-type]
+    for run in runs:
+        ctx.replace(run, lambda updated: _executor_run(updated, program_name))
+    report_warning(ctx, site)
+    return emit.converted(site, emit.call(ctx, site, "paddle.static.Executor", place))
+
+
+def _executor_run(updated: cst.Call, program_name: str) -> cst.Call:
+    """`pe.run(fetch_list, feed, return_numpy=...)` as `pe.run(pe_program, feed=..., fetch_list=...)`."""
+    given = _run_arguments(updated)
+    args = [cst.Arg(cst.Name(program_name))]
+    args += [call_args.keyword_arg(k, given[k]) for k in ("feed", "fetch_list", "return_numpy") if k in given]
+    return call_args.with_args(updated, args)
