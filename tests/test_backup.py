@@ -61,7 +61,7 @@ def test_restore_puts_back_bytes_and_mode(tree, tmp_path):
     _save(run, tree / "a.py", "a.py", b"A = 10\n", mode=0o640)
     run.close(complete=True)
     outcomes = backup.restore(run.path)
-    assert [(o.status, o.message) for o in outcomes] == [("restored", "restored")]
+    assert [(o.status, o.message) for o in outcomes] == [("restored", "")]
     assert (tree / "a.py").read_bytes() == b"A = 1\n"
     assert stat.S_IMODE(os.stat(tree / "a.py").st_mode) == 0o640
     # a second restore has nothing left to do
@@ -73,7 +73,7 @@ def test_restore_recreates_a_deleted_file(tree, tmp_path):
     _save(run, tree / "a.py", "a.py", b"A = 10\n")
     run.close(complete=True)
     (tree / "a.py").unlink()
-    assert [o.message for o in backup.restore(run.path)] == ["restored (was missing)"]
+    assert [(o.status, o.message) for o in backup.restore(run.path)] == [("restored", "it was missing")]
     assert (tree / "a.py").read_bytes() == b"A = 1\n"
 
 

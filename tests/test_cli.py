@@ -164,7 +164,13 @@ def test_write_no_confirm_backs_up_then_restore_puts_everything_back(project, sa
     restored = run("--restore", run_dir)
     assert restored.exit_code == 0, restored.stderr
     assert snapshot(project) == before
-    assert "2 restored" in restored.stderr
+    assert restored.stderr.splitlines() == [f"{project / 'model.py'}: restored", f"{project / 'train.py'}: restored",
+                                            "2 restored"]
+    (project / "train.py").unlink()
+    again = run("--restore", run_dir)
+    assert again.stderr.splitlines() == [f"{project / 'model.py'}: unchanged (already original)",
+                                         f"{project / 'train.py'}: restored (it was missing)",
+                                         "1 restored, 1 unchanged"]
 
 
 def test_backup_flag_without_value_uses_home(project, sandbox):

@@ -82,3 +82,16 @@ def test_log_level_filters_the_log_and_not_the_console(project, level):
 
 def test_the_run_ends_with_its_labelled_duration(project):
     assert re.search(r"\ndone in \d+\.\ds\n$", run("-i", project).stderr)
+
+
+FLEET = "paddle.fluid.incubate.fleet.parameter_server.distribute_transpiler.distributed_strategy.StrategyFactory"
+
+
+def test_a_piped_table_writes_each_api_name_whole(sandbox):  # noqa: F811
+    """Not on a terminal, the table of APIs left is as wide as its longest name (rich cuts at 80 columns)."""
+    script = sandbox / "work" / "fleet.py"
+    script.write_text(f"import paddle.fluid as fluid\n\nstrategy = {FLEET.replace('paddle.fluid', 'fluid')}.create_sync_strategy()\n")
+    result = run("-i", script, "--no-log-file")
+    assert len(FLEET) > 100
+    [row] = [line for line in result.stderr.splitlines() if "StrategyFactory" in line and "│" in line]
+    assert f"│ {FLEET} │" in row

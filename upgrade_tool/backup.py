@@ -94,7 +94,7 @@ class BackupRun:
 class RestoreOutcome:
     path: str
     status: str  # restored, unchanged, skipped, failed
-    message: str
+    message: str  # what else to know, or ""
 
 
 def runs(root: str) -> List[str]:
@@ -167,7 +167,7 @@ def restore(run_dir: str) -> List[RestoreOutcome]:
             continue
         if current is not None and sha256(current) != entry.get("upgraded_sha256"):
             out.append(RestoreOutcome(target, "skipped",
-                                      f"changed since the upgrade; left as it is (backup copy: {copy})"))
+                                      f"changed since the upgrade, left as it is; backup copy: {copy}"))
             continue
         try:
             os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
@@ -175,5 +175,5 @@ def restore(run_dir: str) -> List[RestoreOutcome]:
         except OSError as exc:
             out.append(RestoreOutcome(target, "failed", f"cannot write: {exc.strerror}"))
             continue
-        out.append(RestoreOutcome(target, "restored", "restored" if current is not None else "restored (was missing)"))
+        out.append(RestoreOutcome(target, "restored", "" if current is not None else "it was missing"))
     return out

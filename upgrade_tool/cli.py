@@ -27,6 +27,7 @@ from upgrade_tool.interrupt import Interrupted, SignalGuard
 from upgrade_tool.writer import WriteRefused, atomic_write, check_writable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+UNBOUNDED_WIDTH = 10_000  # stderr's width when it is not a terminal
 
 _NON_INTERACTIVE = (
     "--write asks before writing each file, but standard input is not a terminal, so nobody can "
@@ -35,12 +36,16 @@ _NON_INTERACTIVE = (
 )
 
 
-def _stdin_is_terminal() -> bool:
-    """Whether someone can answer the per-file confirm (a function so tests can stand in for a tty)."""
+def _is_terminal(stream) -> bool:
     try:
-        return sys.stdin is not None and sys.stdin.isatty()
+        return stream is not None and stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def _stdin_is_terminal() -> bool:
+    """Whether someone can answer the per-file confirm (a function so tests can stand in for a tty)."""
+    return _is_terminal(sys.stdin)
 
 
 class Session:
@@ -50,9 +55,11 @@ class Session:
                  log_level: str, color: Optional[bool], verbosity: int = report.NORMAL) -> None:
         from rich.console import Console
 
-        self.err = Console(stderr=True, highlight=False, force_terminal=color,
-                           no_color=color is False, soft_wrap=True)
-        self.out_color = sys.stdout.isatty() if color is None else color
+        # Not on a terminal, nothing limits the width: a table is as wide as its cells (rich's 80
+        # columns would cut long API names in a log or a pipe).
+        self.err = Console(stderr=True, highlight=False, force_terminal=color, no_color=color is False,
+                           soft_wrap=True, width=None if _is_terminal(sys.stderr) else UNBOUNDED_WIDTH)
+        self.out_color = _is_terminal(sys.stdout) if color is None else color
         self.out = Console(highlight=False, force_terminal=color, no_color=color is False, soft_wrap=True) \
             if self.out_color else None
         self.write = write
@@ -192,7 +199,8 @@ def _restore(session: Session, restore_dir: str) -> int:
     for outcome in outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
         style = {"restored": "green", "unchanged": "dim", "skipped": "yellow", "failed": "red"}[outcome.status]
-        session.err.print(f"{escape(outcome.path)}: [{style}]{outcome.status}[/] {escape(outcome.message)}")
+        detail = f" ({escape(outcome.message)})" if outcome.message else ""
+        session.err.print(f"{escape(outcome.path)}: [{style}]{outcome.status}[/]{detail}")
     if not complete:
         session.err.print("note: the backed-up run did not finish (it was interrupted); every file it "
                           "changed is listed in its manifest and was handled above")
