@@ -99,7 +99,8 @@ def test_the_cli_rerun_prints_the_same_diff_and_upgrades_nothing(tmp_path, monke
     (tmp_path / "src" / "m.py").write_text(LEGACY)
     (tmp_path / "src" / "n.py").write_text(REVIEW)
     monkeypatch.chdir(tmp_path)
-    args = ["-i", "src", "--no-log-file", "--cache-dir", str(tmp_path / "cache")]
+    # -p 1: the stand-in for _upgrade below exists in this process only
+    args = ["-i", "src", "--no-log-file", "--cache-dir", str(tmp_path / "cache"), "-p", "1"]
     first = CliRunner().invoke(cli.main, args)
     monkeypatch.setattr(runner, "_upgrade", lambda *a: pytest.fail("upgraded again"))
     second = CliRunner().invoke(cli.main, args)

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import refactors
-from upgrade_tool import backup, cli
+from upgrade_tool import backup, cli, runner
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
 LEGACY = "import paddle.fluid as fluid\n\n\ndef f(x):\n    return fluid.layers.relu(x)\n"
@@ -376,14 +376,29 @@ def test_parallel_output_is_identical_for_any_n(sandbox):
             body = "import paddle.fluid as fluid\nx = (1 2)\n"
         (root / f"m{i:02d}.py").write_text(body + f"# file {i}\n")
     outputs = []
-    for n in ("1", "2"):
-        result = run("-i", root, "-p", n, "--report-json", sandbox / f"r{n}.json", "--log-filepath",
+    for n in ("1", "2", "3", "default"):
+        flag = [] if n == "default" else ["-p", n]
+        result = run("-i", root, *flag, "--report-json", sandbox / f"r{n}.json", "--log-filepath",
                      sandbox / f"log{n}")
         assert result.exit_code == 1  # m05 fails to parse
         findings = json.loads((sandbox / f"r{n}.json").read_text())["findings"]
         outputs.append((result.stdout, (sandbox / f"log{n}").read_text(), findings))
-    assert outputs[0] == outputs[1]
+    assert outputs[1:] == [outputs[0]] * 3
     assert outputs[0][0].index("m01.py") < outputs[0][0].index("m02.py") < outputs[0][0].index("m11.py")
+
+
+@pytest.mark.parametrize("requested, jobs, cpus, expected", [
+    pytest.param(0, 12, 4, 4, id="0 (default): one worker per CPU"),
+    pytest.param(0, 3, 4, 3, id="0: no more workers than files"),
+    pytest.param(0, 1, 4, 1, id="0: one file in this process"),
+    pytest.param(0, 12, 1, 1, id="0: one CPU, this process"),
+    pytest.param(2, 0, 4, 1, id="no file"),
+    pytest.param(1, 12, 4, 1, id="1: this process"),
+    pytest.param(3, 12, 4, 3, id="N as asked"),
+])
+def test_workers(monkeypatch, requested, jobs, cpus, expected):
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: cpus)
+    assert runner.workers(requested, jobs) == expected
 
 
 def test_color_forced_on_and_off(project):

@@ -162,9 +162,9 @@ def test_permission_error_on_read(root, sandbox, monkeypatch):
             raise PermissionError(13, "Permission denied", path)
         return real(path)
 
-    # as root, chmod 000 does not stop reads: stand in for the kernel's refusal
+    # as root, chmod 000 does not stop reads: stand in for the kernel's refusal (in this process: -p 1)
     monkeypatch.setattr(runner, "read_bytes", guarded)
-    result = write_run(root, sandbox)
+    result = write_run(root, sandbox, "-p", "1")
     assert result.exit_code == 1
     assert "src/secret.py:1 ERROR cannot read: Permission denied" in result.stderr
     assert UPGRADED_MARK in (root / "good.py").read_text()
@@ -223,7 +223,7 @@ def test_file_changed_on_disk_during_the_run_is_not_overwritten(root, sandbox, m
         return result
 
     monkeypatch.setattr(runner, "process", process_then_edit)
-    result = write_run(root, sandbox)
+    result = write_run(root, sandbox, "-p", "1")  # the stand-in runs in this process only
     assert result.exit_code == 1
     assert "changed on disk during the run; not written" in result.stderr
     assert (root / "good.py").read_text().endswith("# edited meanwhile\n")

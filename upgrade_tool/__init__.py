@@ -1,7 +1,7 @@
 """paddle-upgrade: the command line that moves PaddlePaddle 1.8 (`paddle.fluid`) code to the 2.x API.
 
 The refactors themselves live in `refactors`; this package finds files, reads and writes them
-without losing a byte, backs them up, runs the refactors (in parallel if asked), and reports.
+without losing a byte, backs them up, runs the refactors (in a worker process per CPU), and reports.
 """
 from __future__ import annotations
 

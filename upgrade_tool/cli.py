@@ -224,8 +224,9 @@ def _progress(session: Session, total: int):
               help="Backup folder for --write; default ~/.paddle_upgrade_tool/. Each run gets its own "
                    "timestamped folder mirroring the input's paths, with a manifest.")
 @click.option("--no-confirm", is_flag=True, help="With --write: do not ask before each file.")
-@click.option("-p", "--parallel", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Upgrade with N worker processes (0: one per CPU). Output is the same for any N.")
+@click.option("-p", "--parallel", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Upgrade with N worker processes (0: one per CPU; 1: in this process). Output is the same "
+                   "for any N.")
 @click.option("-q", "--quiet", is_flag=True, help="Show only errors on stderr (no warnings, no summary).")
 @click.option("-v", "--verbose", count=True,
               help="-v: each warning with its file:line instead of one line per API; -vv: every finding.")
@@ -264,7 +265,7 @@ def _progress(session: Session, total: int):
 @click.option("--color/--no-color", default=None, help="Force colors on or off (default: on a terminal).")
 @click.version_option(__version__, "--version", prog_name="paddle-upgrade")
 def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_dir: Optional[str], no_confirm: bool,
-         parallel: Optional[int], quiet: bool, verbose: int, log_level: str, no_log_file: bool, log_filepath: str,
+         parallel: int, quiet: bool, verbose: int, log_level: str, no_log_file: bool, log_filepath: str,
          refactor_names: Tuple[str, ...], print_match: bool, check: bool, outpath: Optional[str],
          report_json: Optional[str], restore_dir: Optional[str], exclude: Tuple[str, ...],
          max_file_size: float, cache_dir: Optional[str], mode: str, color: Optional[bool], no_shim: bool) -> None:
@@ -312,14 +313,15 @@ def main(paths: Tuple[str, ...], inpath: Tuple[str, ...], write: bool, backup_di
                   report_json, exclude, max_file_size, mode, cache_dir, not no_shim))
 
 
-def _run(session: Session, inputs: List[str], backup_dir: Optional[str], parallel: Optional[int],
+def _run(session: Session, inputs: List[str], backup_dir: Optional[str], parallel: int,
          no_log_file: bool, log_filepath: str, refactor_names: Tuple[str, ...], report_json: Optional[str],
          exclude: Tuple[str, ...], max_file_size: float, mode: str, cache_dir: Optional[str] = None,
          shim: bool = True) -> int:
     started = time.monotonic()
     backup_root = os.path.abspath(os.path.expanduser(backup_dir)) if backup_dir else backup.default_root()
     prune = [p for p in (session.outpath, backup_root if session.write else None) if p]
-    runner.start_workers_early(runner.cpu_workers(parallel))
+    many = len(inputs) > 1 or any(os.path.isdir(path) for path in inputs)  # the files are not counted yet
+    runner.start_workers_early(runner.workers(parallel, 2 if many else 1))
     items = discover(inputs, exclude, prune)
     jobs = sum(1 for item in items if isinstance(item, Job))
     options = runner.Options(names=tuple(refactor_names) or None, max_bytes=int(max_file_size * 1024 * 1024),
@@ -336,7 +338,7 @@ def _run(session: Session, inputs: List[str], backup_dir: Optional[str], paralle
     show_bar = session.err.is_terminal and jobs > 1 and not (session.write and session.confirm)
     guard = SignalGuard()
     with guard:
-        stream = runner.run(items, options, runner.cpu_workers(parallel))
+        stream = runner.run(items, options, runner.workers(parallel, jobs))
         try:
             if show_bar:
                 with _progress(session, len(items)) as bar:

@@ -367,11 +367,9 @@ def _run_pool(items: Iterable[Item], options: Options, workers: int) -> Iterator
         _shutdown(pool, wait=False)
 
 
-def cpu_workers(requested: Optional[int]) -> int:
-    """`--parallel 0` means one worker per CPU; None means 1 (this process)."""
-    if requested is None:
-        return 1
-    if requested == 0:
-        return os.cpu_count() or 1
-    return requested
-
+def workers(requested: int, jobs: int) -> int:
+    """How many processes upgrade `jobs` files: `-p N` (by default 0: one per CPU, as black and libcst's
+    codemod runner do; 1: this process, with no pool), never more than there are files, since a worker
+    costs a start-up that no file repays: a single file is upgraded in this process."""
+    wanted = requested or os.cpu_count() or 1
+    return max(1, min(wanted, jobs))
