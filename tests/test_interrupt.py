@@ -123,19 +123,37 @@ def test_signal_mid_write_leaves_every_file_whole_and_the_backup_restorable(tmp_
     _restore_all(tmp_path, src, original)
 
 
-def test_sigkill_mid_write_leaves_every_file_whole_and_the_backup_restorable(tmp_path, tree):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigkill_mid_write_leaves_every_file_whole_and_the_backup_restorable(tmp_path, tree, workers):
     src, original, expected = tree
-    proc = _start(tmp_path, src)
+    proc = _start(tmp_path, src, "-p", workers)
+    helpers: List[int] = []
     try:
         _wait_for_writes(tmp_path, proc, 3)
+        helpers = list(_descendants(proc.pid)) if os.path.isdir("/proc") else []
         proc.kill()  # no handler, no cleanup: only atomic replaces and the manifest order protect us
         proc.wait(timeout=60)
+        proc.stderr.close()
     finally:
         if proc.poll() is None:
             proc.kill()
     changed = _check_every_file(src, original, expected, tmp_path)
     assert 2 <= len(changed) < 80  # the third may be backed up but not yet replaced: that is the order
     _restore_all(tmp_path, src, original)
+    # the workers, the process they are forked from and multiprocessing's resource tracker end with it
+    deadline = time.monotonic() + 30
+    while [pid for pid in helpers if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in helpers if _alive(pid)] == []
+
+
+def _alive(pid: int) -> bool:
+    """Whether pid runs (a zombie has ended; it waits only for its parent to read its status)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _descendants(pid: int) -> Dict[int, int]:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
+import sys
+import threading
 import time
 import traceback
 from collections import deque
 from contextlib import contextmanager
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
@@ -258,6 +261,23 @@ def _worker_init() -> None:
     # Ctrl-C reaches the whole process group; only the main process decides what to do with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.set_threshold(*GC_THRESHOLD)  # a worker does nothing else
+    _end_with_the_command()
+
+
+def _end_with_the_command() -> None:
+    """End this worker when the command's process is gone. Killed (kill -9, the OOM killer), the
+    command cannot stop its pool, and its workers would wait forever on queues that nobody reads,
+    keeping the process they were forked from alive too."""
+    parent = multiprocessing.parent_process()
+    sentinel = getattr(parent, "sentinel", None)  # ready when the command's end of a pipe closes
+    if sentinel is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="end-with-the-command", daemon=True).start()
 
 
 def _context():
@@ -364,7 +384,12 @@ def _run_pool(items: Iterable[Item], options: Options, workers: int) -> Iterator
             pool = _pool(workers)
             broken = False
     finally:
-        _shutdown(pool, wait=False)
+        for _, future in pending:
+            if isinstance(future, Future):
+                future.cancel()  # the files not yet in a worker's hands
+        # Python 3.8's shutdown(wait=False) can close the pipe its pool's management thread still reads:
+        # the thread dies and the exit hangs joining the workers. There, wait for the files in hand.
+        _shutdown(pool, wait=sys.version_info < (3, 9))
 
 
 def workers(requested: int, jobs: int) -> int:
