@@ -650,6 +650,7 @@ def export_tree(git_dir: Path, rev: str, into: Path) -> Tuple[str, List[str]]:
                 target.chmod(0o755)
     batch.stdin.close()
     batch.wait()
+    batch.stdout.close()
     return commit, absent
 
 

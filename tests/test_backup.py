@@ -118,6 +118,7 @@ def test_a_manifest_cut_by_a_kill_is_still_read(tree, tmp_path):
     _, entries, complete = backup.read_manifest(run.path)
     assert [e["rel"] for e in entries] == ["a.py"] and not complete
     assert [o.status for o in backup.restore(run.path)] == ["restored"]
+    run._manifest.close()  # the process that held it is "dead"
 
 
 def test_a_damaged_manifest_in_the_middle_is_an_error(tree, tmp_path):

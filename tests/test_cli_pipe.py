@@ -17,6 +17,7 @@ def test_a_closed_pipe_ends_the_run_quietly_with_the_sigpipe_status(tmp_path: Pa
     assert proc.stdout.readline().startswith(b"--- a/")
     proc.stdout.close()
     err = proc.stderr.read().decode()
+    proc.stderr.close()
     assert proc.wait(timeout=60) == 128 + 13
     assert "interrupted (SIGPIPE)" in err
     assert "Traceback" not in err and "Exception ignored" not in err

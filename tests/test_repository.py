@@ -149,5 +149,5 @@ def test_the_distribution_installs_the_runtime_packages_only() -> None:
         pytest.skip("reads pyproject.toml with tomllib")
     import tomllib
 
-    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
-    assert sorted(pattern.rstrip("*") for pattern in found["include"]) == sorted(RUNTIME)
+    wheel = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert sorted(wheel["packages"]) == sorted(RUNTIME)

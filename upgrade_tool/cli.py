@@ -84,9 +84,8 @@ class Session:
             return
         header, _, body = result.diff.partition("\n")
         header2, _, body = body.partition("\n")
-        stream = click.get_binary_stream("stdout")
         sys.stdout.flush()
-        # the patch's bytes must be the file's bytes: the body in the file's own encoding
+        stream = sys.stdout.buffer  # the patch's bytes must be the file's bytes: the body in the file's own encoding
         stream.write((header + "\n" + header2 + "\n").encode("utf-8", "surrogateescape"))
         stream.write(body.encode(result.diff_encoding, "surrogateescape"))
         stream.flush()
