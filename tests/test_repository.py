@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Dict, Iterator, List, Set, Tuple
 
@@ -151,3 +152,14 @@ def test_the_distribution_installs_the_runtime_packages_only() -> None:
 
     wheel = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
     assert sorted(wheel["packages"]) == sorted(RUNTIME)
+
+
+def test_a_warning_blamed_on_our_code_fails_the_test_and_paddles_deprecation_notice_does_not() -> None:
+    """pyproject.toml's filterwarnings, as pytest applies them around each test."""
+    with pytest.raises(DeprecationWarning):
+        warnings.warn_explicit("deprecated", DeprecationWarning, "cli.py", 1, module="upgrade_tool.cli", registry={})
+    with pytest.raises(UserWarning):
+        warnings.warn_explicit("odd", UserWarning, "t.py", 1, module="tests.test_cli", registry={})
+    notice = "\x1b[93m\nWarning:\nAPI \"paddle.x\" is deprecated since 2.0.0 \x1b[0m"  # paddle.utils.deprecated
+    warnings.warn_explicit(notice, UserWarning, "layers.py", 1, module="runtime_shim.adapters.layers", registry={})
+    warnings.warn_explicit("deprecated", DeprecationWarning, "x.py", 1, module="paddle.base.x", registry={})
