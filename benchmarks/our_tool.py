@@ -55,7 +55,7 @@ class OurTool:
         backup = dest.parent / f"{dest.name}-backup"
         head = command() if self.checkout is None else [sys.executable, "-m", "upgrade_tool"]
         argv = [*head, "--inpath", ".", "--write", "--no-confirm", "--backup", str(backup), "--no-log-file",
-                "--parallel", str(self.parallel)]
+                *(["--parallel", str(self.parallel)] if self.parallel else [])]  # 0: its default
         env = None if self.checkout is None else {**os.environ, "PYTHONPATH": str(self.checkout.resolve())}
         report_path = dest.parent / f"{self.name}-{tag}.report.json"
         if report:

@@ -107,7 +107,7 @@ class ReferenceTool:
             notes.append(f"{len(withheld)} non-UTF-8 files withheld from its copy (it refuses the whole run)")
         backup = dest.parent / f"{dest.name}-backup"
         argv = [str(self.exe), "--inpath", ".", "--write", "--no-confirm", "--backup", str(backup),
-                "--no-log-file", "--parallel", str(self.parallel)]
+                "--no-log-file", *(["--parallel", str(self.parallel)] if self.parallel else [])]  # 0: its default
         measured = run_measured(argv, dest, dest.parent / f"{self.name}-{tag}")
         log = Path(measured.stdout_path).read_text("utf-8", "replace") + \
             Path(measured.stderr_path).read_text("utf-8", "replace")

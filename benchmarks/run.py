@@ -52,6 +52,11 @@ def _upgrader(name: str) -> bool:
     return name in UPGRADERS or name.startswith("ours@")
 
 
+def floor_workers(parallel: int) -> int:
+    """The floor's processes beside upgraders run with `-p parallel` (0: their default, one per CPU)."""
+    return parallel or os.cpu_count() or 1
+
+
 def make_tools(names: Sequence[str], work: Path, parallel: int) -> List:
     tools: List = []
     for name in names:
@@ -63,8 +68,8 @@ def make_tools(names: Sequence[str], work: Path, parallel: int) -> List:
             tools.append(ReferenceTool(OUT, parallel))
         elif name == "floor":
             tools.append(FloorRun(1))
-            if parallel > 1:
-                tools.append(FloorRun(parallel))
+            if floor_workers(parallel) > 1:
+                tools.append(FloorRun(floor_workers(parallel)))
         else:
             raise SystemExit(f"unknown tool {name!r} (ours, ours@CHECKOUT, reference, floor)")
     return tools
@@ -187,7 +192,8 @@ def speed_table(result: Dict) -> str:
     """Wall time of the valid runs; ratios are of medians (ours/reference, tool/floor at the same -p)."""
     t = result["timing"]
     ref = t.get("reference", {}).get("wall_median_s")
-    floor = t.get(f"floor-p{result.get('parallel', 1)}", {}).get("wall_median_s")
+    floor_p = result.get("floor_parallel") or result.get("parallel", 1)
+    floor = t.get(f"floor-p{floor_p}", {}).get("wall_median_s")
     rows = [["tool", "runs", "wall min s", "wall med s", "files/s", "CPU s", "tree RSS MB", "proc RSS MB",
              "/reference", "/floor"]]
     for name, v in t.items():
@@ -261,7 +267,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     source.add_argument("--synthetic", help="comma-separated corpus sizes, e.g. 1000,10000")
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic corpora")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per tool (min and median reported)")
-    parser.add_argument("--parallel", type=int, default=2, help="worker processes for every tool")
+    parser.add_argument("--parallel", type=int, default=2,
+                        help="worker processes for every tool; 0: the upgraders' default (no -p; one per CPU "
+                             "for both), and one per CPU for the floor")
     parser.add_argument("--tools", help="comma-separated: ours,reference,floor; ours@DIR runs the checkout DIR "
                                         "(python -m upgrade_tool there: two versions in one run) "
                                         "(default: all three; with --synthetic: ours,floor)")
@@ -292,14 +300,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         out.write_text(json.dumps({"environment": env, "results": [*done, partial]}, indent=1, default=str) + "\n",
                        "utf-8")
 
+    p_label = f"-p {args.parallel}" if args.parallel else "each tool's default -p"
     for corpus, label in corpora:
-        print(f"{label}: {len(python_files(corpus))} files, {args.repeat} runs per tool, -p {args.parallel}",
+        print(f"{label}: {len(python_files(corpus))} files, {args.repeat} runs per tool, {p_label}",
               file=sys.stderr, flush=True)
         result = bench(corpus, tools, args.repeat, work / label, quality=not args.no_quality, save=save)
-        result.update(label=label, parallel=args.parallel, environment=env)
+        result.update(label=label, parallel=args.parallel, floor_parallel=floor_workers(args.parallel), environment=env)
         results.append(result)
         save(result)
-        print(f"\n== {label}: {result['files']} .py files, -p {args.parallel}, {args.repeat} runs each ==")
+        print(f"\n== {label}: {result['files']} .py files, {p_label}, {args.repeat} runs each ==")
         print(speed_table(result))
         if result.get("quality"):
             print()
