@@ -90,7 +90,8 @@ FLEET = "paddle.fluid.incubate.fleet.parameter_server.distribute_transpiler.dist
 def test_a_piped_table_writes_each_api_name_whole(sandbox):  # noqa: F811
     """Not on a terminal, the table of APIs left is as wide as its longest name (rich cuts at 80 columns)."""
     script = sandbox / "work" / "fleet.py"
-    script.write_text(f"import paddle.fluid as fluid\n\nstrategy = {FLEET.replace('paddle.fluid', 'fluid')}.create_sync_strategy()\n")
+    call = FLEET.replace("paddle.fluid", "fluid") + ".create_sync_strategy()"
+    script.write_text(f"import paddle.fluid as fluid\n\nstrategy = {call}\n")
     result = run("-i", script, "--no-log-file")
     assert len(FLEET) > 100
     [row] = [line for line in result.stderr.splitlines() if "StrategyFactory" in line and "│" in line]
