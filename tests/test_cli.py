@@ -6,8 +6,11 @@ default backup folder never land in the real home or the repository.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -434,3 +437,17 @@ def test_mode_shim_only_inserts_the_activation(project, sandbox):
 def test_mode_shim_rejects_refactor_selection(project):
     result = run("-i", project, "--mode", "shim", "-r", "api_rename")
     assert result.exit_code == 2 and "--mode shim runs none" in result.stderr
+
+
+def test_workers_run_this_checkout_when_it_was_put_on_sys_path_at_run_time(tmp_path):
+    """CPython's forkserver preloads with its default sys.path: without care, the workers of a checkout
+    added at run time (as pytest's `pythonpath` does) would run an installed copy of the code."""
+    root = Path(runner.__file__).resolve().parent.parent
+    script = (f"import inspect, sys\nsys.path.insert(0, {str(root)!r})\nfrom upgrade_tool import runner\n"
+              "pool = runner._pool(1)\nprint(pool.submit(inspect.getsourcefile, runner.process).result())\n"
+              "runner._shutdown(pool, wait=True)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(root / "upgrade_tool" / "runner.py")

@@ -13,6 +13,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import site
 import sys
 import threading
 import time
@@ -290,16 +291,43 @@ def _context():
     return multiprocessing.get_context("spawn")
 
 
+# The folder that holds upgrade_tool/ and refactors/: site-packages, or a checkout.
+_HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _start_forkserver(ctx) -> None:
+    """Start the process workers are forked from, if it is not running. CPython imports its preloaded
+    modules with the interpreter's default sys.path, not ours (it ignores the one it is handed): a
+    checkout put on sys.path at run time (pytest's `pythonpath`, a script's sys.path.insert) would
+    have the workers run another installed copy of this code. So a checkout goes first on its
+    PYTHONPATH (an installed copy is found there anyway)."""
+    if ctx.get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    before = os.environ.get("PYTHONPATH")
+    if _HOME not in site.getsitepackages() + [site.getusersitepackages()]:
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [_HOME, before]))
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
 def start_workers_early(workers: int) -> None:
     """Start the process workers are forked from now: it imports libcst and the refactors (a fifth of
     a second) while this process finds the files."""
-    if workers > 1 and _context().get_start_method() == "forkserver":
-        from multiprocessing import forkserver
-        forkserver.ensure_running()
+    if workers > 1:
+        _start_forkserver(_context())
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_worker_init)
+    ctx = _context()
+    _start_forkserver(ctx)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
 
 
 def _shutdown(pool: ProcessPoolExecutor, wait: bool) -> None:
