@@ -251,9 +251,10 @@ class Context:
         return table.evaluate(expr, table.scope_at(*at), at)
 
     def report(self, site: Optional[Site], code: str, severity: str, message: str, fixed: bool,
-               line: int = 0, col: int = 0) -> Finding:
+               line: int = 0, col: int = 0, api: str = "") -> Finding:
+        """A finding at a use site, or at line:col about `api` (the console counts warnings per API)."""
         finding = Finding("", site.line if site else line, site.col if site else col, code, severity,
-                          message, fixed, site.name if site else "")
+                          message, fixed, site.name if site else api)
         self.findings.append(finding)
         return finding
 

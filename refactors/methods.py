@@ -267,7 +267,8 @@ def _plan_unknown(ctx: Context, call: cst.Call) -> None:
 
     def mark(updated: cst.Call) -> cst.Call:
         line, col = ctx.position_of(attribute)
-        ctx.report(None, F.NEEDS_REVIEW, "warning", f"{entry.name}: {why}", False, line=line, col=col)
+        ctx.report(None, F.NEEDS_REVIEW, "warning", f"{entry.name}: {why}", False, line=line, col=col,
+                   api=entry.name)
         ctx.todo(why, updated)
         return updated
     ctx.replace(call, mark)

@@ -96,3 +96,17 @@ def test_a_piped_table_writes_each_api_name_whole(sandbox):  # noqa: F811
     assert len(FLEET) > 100
     [row] = [line for line in result.stderr.splitlines() if "StrategyFactory" in line and "│" in line]
     assert f"│ {FLEET} │" in row
+
+
+def test_a_method_of_an_object_of_unknown_kind_is_counted_with_its_api(sandbox):  # noqa: F811
+    """`net.set_dict(d)` (net's kind not shown) is reported once per use in the log, once per API on the console."""
+    src = sandbox / "work" / "src"
+    src.mkdir()
+    for name in ("a", "b"):
+        (src / f"{name}.py").write_text("import paddle.fluid as fluid\n\n\ndef load(net, d):\n    net.set_dict(d)\n")
+    result = run("-i", src)
+    assert [line for line in warning_lines(result.stderr) if "set_dict" in line] == [
+        "WARNING 2 uses of paddle.fluid.dygraph.layers.Layer.set_dict (needs-review): .set_dict() of an object whose "
+        "kind is not known here: if it is a 1.8 Layer or Optimizer, write .set_state_dict(...)"]
+    logged = [line.split(" ")[0] for line in Path("report.log").read_text().splitlines() if " WARNING " in line]
+    assert logged == ["src/a.py:5", "src/b.py:5"]
