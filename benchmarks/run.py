@@ -305,7 +305,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"{label}: {len(python_files(corpus))} files, {args.repeat} runs per tool, {p_label}",
               file=sys.stderr, flush=True)
         result = bench(corpus, tools, args.repeat, work / label, quality=not args.no_quality, save=save)
-        result.update(label=label, parallel=args.parallel, floor_parallel=floor_workers(args.parallel), environment=env)
+        result.update(label=label, parallel=args.parallel, floor_parallel=floor_workers(args.parallel),
+                      environment=env)
         results.append(result)
         save(result)
         print(f"\n== {label}: {result['files']} .py files, {p_label}, {args.repeat} runs each ==")
