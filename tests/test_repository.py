@@ -161,5 +161,7 @@ def test_a_warning_blamed_on_our_code_fails_the_test_and_paddles_deprecation_not
     with pytest.raises(UserWarning):
         warnings.warn_explicit("odd", UserWarning, "t.py", 1, module="tests.test_cli", registry={})
     notice = "\x1b[93m\nWarning:\nAPI \"paddle.x\" is deprecated since 2.0.0 \x1b[0m"  # paddle.utils.deprecated
-    warnings.warn_explicit(notice, UserWarning, "layers.py", 1, module="runtime_shim.adapters.layers", registry={})
-    warnings.warn_explicit("deprecated", DeprecationWarning, "x.py", 1, module="paddle.base.x", registry={})
+    with warnings.catch_warnings(record=True) as shown:  # the filters as they are; only the display is caught
+        warnings.warn_explicit(notice, UserWarning, "layers.py", 1, module="runtime_shim.adapters.layers", registry={})
+        warnings.warn_explicit("deprecated", DeprecationWarning, "x.py", 1, module="paddle.base.x", registry={})
+    assert [str(w.message) for w in shown] == [notice, "deprecated"]
