@@ -50,7 +50,10 @@ def first(ctx: Context, site: Site, operands: Sequence[Tuple[str, cst.BaseExpres
     for base, operand in operands:
         name = _unused_name(ctx, site, base)
         names.append(cst.Name(name))
-        value = operand.with_changes(lpar=[], rpar=[]) if operand.lpar else operand  # (the same node: marks on it)
+        # Its parentheses go (the same node otherwise: marks on it), except where they are its syntax:
+        # `y = z := x` and `y = a for a in b` do not parse.
+        bare = operand.lpar and not isinstance(operand, (cst.NamedExpr, cst.GeneratorExp))
+        value = operand.with_changes(lpar=[], rpar=[]) if bare else operand
         bindings.append(cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))],
                                                                  value=value)]))
     ctx.insert_around(statement, before=bindings)
