@@ -33,9 +33,10 @@ Reads CPython's parse of the whole file, so it does not depend on which parts li
 from __future__ import annotations
 
 import ast
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
+
+from refactors import cpython
 
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
 
@@ -577,23 +578,12 @@ def _items(value: Any) -> List[Any]:
     return list(value) if _sequence(value) else []
 
 
-def of_file(source: str, tree: Optional[ast.Module]) -> Optional[Constants]:
+def of_file(tree: Optional[ast.Module]) -> Optional[Constants]:
     """The constants of a file (None when CPython cannot parse it)."""
-    if tree is None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-    return Constants(tree)
+    return Constants(tree) if tree is not None else None
 
 
 def parse_expression(text: str) -> Optional[ast.expr]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    expr = cpython.parse(text.strip(), mode="eval")
+    return expr.body if isinstance(expr, ast.Expression) else None
 

@@ -20,7 +20,7 @@ import libcst as cst
 from libcst.helpers import parse_template_expression
 
 from api_mapping import ApiEntry, Table
-from refactors import constants, findings as F, kept_comments
+from refactors import constants, cpython, findings as F, kept_comments
 from refactors.findings import Finding
 from refactors.fast import Plain, WholeModuleNeeded
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse, descendants
@@ -182,6 +182,14 @@ class Context:
         """CPython's parse of `source`, when the caller had it."""
         return self.way.tree
 
+    def python_tree(self) -> Optional[ast.Module]:
+        """CPython's parse of `source`: the caller's, or made once here; None when CPython refuses it."""
+        if self.tree is not None:
+            return self.tree
+        if "python tree" not in self.memo:
+            self.memo["python tree"] = cpython.parse(self.source)
+        return self.memo["python tree"]  # type: ignore[return-value]
+
     def code(self, node: cst.CSTNode) -> str:
         return self.way.code_for(self.module, node)
 
@@ -243,7 +251,7 @@ class Context:
             return expr.value
         known = self.memo.get("constants")
         if known is None:
-            known = self.memo["constants"] = (constants.of_file(self.source, self.tree), self.source.split("\n"))
+            known = self.memo["constants"] = (constants.of_file(self.python_tree()), self.source.split("\n"))
         table, lines = known  # type: ignore[misc]
         if table is None or site is None or not 0 < site.line <= len(lines):
             return constants.UNKNOWN

@@ -12,7 +12,6 @@ not depend on which parts of the file libcst parsed (refactors.fast.partial_pars
 from __future__ import annotations
 
 import ast
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
@@ -70,16 +69,10 @@ def _file(ctx: Context) -> Optional[_File]:
 
 
 def _read(ctx: Context) -> Optional[_File]:
-    source = ctx.source
-    tree = ctx.tree
+    tree = ctx.python_tree()
     if tree is None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-    view = _File(source.split("\n"))
+        return None
+    view = _File(ctx.source.split("\n"))
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             view.parents[id(child)] = node

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from typing import List, Sequence, Tuple
 
 import libcst as cst
@@ -65,12 +64,10 @@ def _unused_name(ctx: Context, site: Site, base: str) -> str:
     that some other module sets)."""
     read = ctx.memo.get("bind: names read")
     if read is None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ctx.tree or ast.parse(ctx.source)
+        tree = ctx.python_tree()
+        if tree is not None:
             read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        else:
             read = set(re.findall(r"\w+", ctx.source))  # every word, then
         ctx.memo["bind: names read"] = read
     while True:
