@@ -24,7 +24,7 @@ from refactors import constants, cpython, findings as F, kept_comments
 from refactors.findings import Finding
 from refactors.fast import Plain, WholeModuleNeeded
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse, descendants
-from refactors.local_values import all_statements
+from refactors.local_values import all_statements, consecutive
 from refactors.todo_comments import Mark, attach
 
 LEGACY_ROOT = "paddle.fluid"
@@ -313,8 +313,10 @@ class Context:
         """Whether `node`, of the module, is in the block of a `with` dygraph guard (1.8 runs it dynamically)."""
         blocks = self.memo.get("guard blocks")
         if blocks is None:
-            blocks = self.memo["guard blocks"] = {id(stmt.body) for stmt in all_statements(self.module)
-                                                   if self._is_dygraph_guard(stmt)}
+            blocks = {id(stmt.body) for stmt in all_statements(self.module) if self._is_dygraph_guard(stmt)}
+            blocks |= {id(stmt.body) for before, stmt in consecutive(self.module)
+                       if self._is_restoring_guard(before, stmt)}
+            self.memo["guard blocks"] = blocks
         key = self.resolver.parents.get(id(node), 0)
         while key:
             if key in blocks:  # type: ignore[operator]
@@ -328,6 +330,17 @@ class Context:
         ref = self.resolver.references.get(id(stmt.items[0].item.func))
         matched = self.entry_of_chain(self.resolver.qualname(ref.dotted, ref.scope) or "") if ref else None
         return matched is not None and not matched[1] and matched[0].with_guard == "unwrap"
+
+    def _is_restoring_guard(self, before: cst.CSTNode, stmt: cst.CSTNode) -> bool:
+        """`paddle.disable_static()` then `try: ... finally: ...`: the form refactor_with gives a dygraph
+        guard in a file that also builds static graphs, so a second run sees the same dygraph block."""
+        if not isinstance(stmt, cst.Try) or stmt.finalbody is None or not isinstance(before, cst.SimpleStatementLine):
+            return False
+        small = before.body[0] if len(before.body) == 1 else None
+        if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+            return False
+        ref = self.resolver.references.get(id(small.value.func))
+        return ref is not None and self.resolver.qualname(ref.dotted, ref.scope) == "paddle.disable_static"
 
     def replace(self, original: cst.CSTNode, build: Callable[[cst.CSTNode], cst.CSTNode]) -> None:
         """When the pass leaves `original` (a node of the module, not yet left), use `build(updated)`

@@ -73,6 +73,20 @@ def all_statements(node: cst.CSTNode) -> Iterator[cst.BaseStatement]:
             stack.extend(reversed(inner))
 
 
+def consecutive(module: cst.Module) -> Iterator[Tuple[cst.BaseStatement, cst.BaseStatement]]:
+    """Each pair of statements that follow one another in the same block, anywhere in `module`."""
+    for owner in (module, *all_statements(module)):
+        if owner is module:
+            bodies: List[object] = [module.body]
+        elif isinstance(owner, cst.BaseCompoundStatement):
+            bodies = list(_blocks(owner))
+        else:
+            continue
+        for body in bodies:
+            block = _block(body)
+            yield from zip(block, block[1:])
+
+
 def expressions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`node` and the nodes below it, not entering nested functions, classes or lambdas."""
     from refactors.scopes import children
