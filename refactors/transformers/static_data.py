@@ -5,18 +5,20 @@ is `None` or negative. The rewrite writes the final shape, so it must know which
 literal, or from what the file fixes (refactors.constants: `shape=image_shape` with `image_shape =
 [3, 224, 224]` becomes `shape=[-1] + image_shape`, `[3, SIZE, SIZE]` becomes `[-1, 3, SIZE, SIZE]`). A
 shape with a known `None` or negative entry, or `append_batch_size=False`, is passed as written, whatever
-its other entries (`[-1, args.max_len]`, `[-1] + list(v.shape)`). `stop_gradient` (always True for data
+its other entries (`[-1, args.max_len]`, `[-1] + list(v.shape)`). A shape known only at run time that
+reads names, attributes and items only (`self.data_shape`, `[3, IMAGE_SIZE[1], IMAGE_SIZE[0]]`) gets the
+rule written out (`_ruled`); one computed by a call is left for review. `stop_gradient` (always True for data
 in 2.x) and `type` have no 2.x argument: a different value is left for review.
 """
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import List, Optional
 
 import libcst as cst
 
 from refactors import call_args
-from refactors.constants import Some
+from refactors.constants import UNKNOWN, Some
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.transformers import emit, register
 
@@ -56,12 +58,14 @@ def _final_shape(ctx: Context, shape: cst.BaseExpression, append: bool) -> cst.B
     if not append:
         return shape
     value = ctx.value(shape)
+    if value is UNKNOWN:
+        return _ruled(ctx, shape, [shape])
     if not isinstance(value, (list, tuple)):
-        raise NeedsReview(_UNKNOWN)
+        raise NeedsReview("shape is not a list")
     if _as_written(value):
         return shape
     if isinstance(value, Some) or not all(_int(d) for d in value):
-        raise NeedsReview(_UNKNOWN)
+        return _ruled(ctx, shape, _unknown_entries(ctx, shape, value))
     minus_one = cst.Element(cst.UnaryOperation(cst.Minus(), cst.Integer("1")))
     if isinstance(shape, (cst.List, cst.Tuple)):
         return cst.List([minus_one, *shape.elements])
@@ -69,6 +73,56 @@ def _final_shape(ctx: Context, shape: cst.BaseExpression, append: bool) -> cst.B
         chained = isinstance(shape, cst.BinaryOperation) and isinstance(shape.operator, cst.Add)
         return ctx.template("[-1] + {shape}", shape=shape if chained else emit.parenthesized(shape))
     return cst.List([minus_one, cst.StarredElement(shape)])
+
+
+def _ruled(ctx: Context, shape: cst.BaseExpression, unknown: List[cst.BaseExpression]) -> cst.BaseExpression:
+    """1.8's rule written out, for a shape known only at run time: `[-1, *s] if all(d is not None and
+    d >= 0 for d in s) else s` (2.x reads None as -1 itself); `unknown` are the expressions whose entries
+    are checked: the shape itself, or the entries of a list written here that the file does not fix."""
+    if not all(_repeatable(node) for node in (shape, *unknown)):
+        raise NeedsReview(_UNKNOWN)
+    if isinstance(shape, (cst.List, cst.Tuple)):
+        minus_one = cst.Element(cst.UnaryOperation(cst.Minus(), cst.Integer("1")))
+        prepended: cst.BaseExpression = cst.List([minus_one, *shape.elements])
+    else:
+        prepended = ctx.template("[-1, *{shape}]", shape=emit.parenthesized(shape))
+    whole = len(unknown) == 1 and unknown[0] is shape
+    checked = shape if whole else cst.List([cst.Element(node) for node in unknown])
+    return ctx.template("{prepended} if all(d is not None and d >= 0 for d in {checked}) else {shape}",
+                        prepended=prepended, checked=emit.parenthesized(checked), shape=shape)
+
+
+def _unknown_entries(ctx: Context, shape: cst.BaseExpression, value) -> List[cst.BaseExpression]:
+    """The entries of a list or tuple written here whose value the file does not fix; else the shape."""
+    if not isinstance(shape, (cst.List, cst.Tuple)) or isinstance(value, Some) or len(value) != len(
+            shape.elements) or not all(type(e) is cst.Element for e in shape.elements):
+        return [shape]  # a starred entry, or a computed shape: its entries are checked as a whole
+    return [e.value for e, d in zip(shape.elements, value) if not _int(d)]
+
+
+# Expressions that read names, attributes and items only: written twice or thrice, they give the same
+# value (argparse namespaces, config dicts, module constants), where a call might not.
+_PURE_LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
+
+
+def _repeatable(node: cst.BaseExpression) -> bool:
+    if isinstance(node, _PURE_LEAVES):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _repeatable(node.value)
+    if isinstance(node, cst.Subscript):
+        return _repeatable(node.value) and all(
+            isinstance(e.slice, cst.Index) and e.slice.star is None and _repeatable(e.slice.value)
+            for e in node.slice)
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Minus) and _repeatable(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, _ARITHMETIC) and _repeatable(node.left) and _repeatable(node.right)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return all(isinstance(e, (cst.Element, cst.StarredElement)) and _repeatable(e.value)
+                   for e in node.elements)
+    return False
 
 
 def _written(ctx: Context, node: cst.BaseExpression) -> Optional[ast.Constant]:
