@@ -7,7 +7,11 @@
   `layers.dropout` ignores it and follows the global train mode that `Layer.train()`/`.eval()` set
   (`layers/nn.py:2367`), so inside a method of a dygraph `Layer` subclass the rewrite is
   `training=self.training`. `dygraph.Dropout` never used its `is_test` (`dygraph/nn.py:1421`).
-- `seed`: 2.x dropout has none; a seed other than None is left for review.
+- `seed`: a seed other than None fixed the op's mask: 1.8.5 drew the same mask on every run, and the
+  same for every op given the same seed (checked on 1.8.5, static and dygraph). 2.x dropout draws
+  each mask from the global generator and has no per-op seed, so such a call is left for review, except
+  at inference (`is_test=True` in a function, not a method), where no mask is drawn
+  (fixtures/legacy/dropout_seed_static.py).
 """
 from __future__ import annotations
 
@@ -30,11 +34,16 @@ def _mode(ctx: Context, node: cst.Call) -> cst.Call:
     return call_args.add(node, "mode", cst.SimpleString(repr(_MODES[implementation])))
 
 
-def _no_seed(ctx: Context, node: cst.Call) -> cst.Call:
+def _no_seed(ctx: Context, node: cst.Call, inference: bool = False) -> cst.Call:
     seed = call_args.get(node, "seed")
-    if seed is not None and not same_literal(seed.value, "None", ctx):
-        raise NeedsReview("2.x dropout has no seed; seed the generator with paddle.seed() instead")
+    if seed is not None and not inference and not same_literal(seed.value, "None", ctx):
+        raise NeedsReview(_FIXED_MASK)
     return call_args.remove(node, "seed")
+
+
+_FIXED_MASK = ("a seed fixed this op's mask in 1.8 (the same mask on every run); 2.x dropout has no seed and "
+               "draws a new mask each run from the global generator (paddle.seed): drop seed= by hand if that "
+               "is acceptable")
 
 
 def _layer_self(ctx: Context, site: Site) -> Optional[str]:
@@ -48,12 +57,18 @@ def _layer_self(ctx: Context, site: Site) -> Optional[str]:
     return params[0].name.value
 
 
+def _in_method(site: Site) -> bool:
+    scope = site.scope
+    return isinstance(scope.node, cst.FunctionDef) and scope.parent is not None and scope.parent.is_class
+
+
 @register("dropout_mode")
 def dropout_mode(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    node = _no_seed(ctx, _mode(ctx, node))
     is_test = call_args.get(node, "is_test")
-    node = call_args.remove(node, "is_test")
     owner = _layer_self(ctx, site)
+    # Not in any method: a class whose Layer base the upgrade renamed is not told from another one.
+    inference = not _in_method(site) and is_test is not None and same_literal(is_test.value, "True", ctx)
+    node = call_args.remove(_no_seed(ctx, _mode(ctx, node), inference), "is_test")
     if owner is not None:
         training: Optional[cst.BaseExpression] = cst.Attribute(value=cst.Name(owner), attr=cst.Name("training"))
     elif is_test is None or same_literal(is_test.value, "False", ctx):
