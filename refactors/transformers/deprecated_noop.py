@@ -16,8 +16,8 @@ from refactors.engine import Context, NeedsReview, Site
 from refactors.scopes import dotted
 from refactors.transformers import emit, register
 
-_QUIET_CALLS = {"paddle.fluid.default_main_program", "paddle.fluid.default_startup_program",
-                "paddle.fluid.framework.default_main_program", "paddle.fluid.framework.default_startup_program"}
+# 1.8 functions that only return a value, known by their table targets (which take their aliases too).
+_QUIET_TARGETS = {"paddle.static.default_main_program", "paddle.static.default_startup_program"}
 _LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 
 
@@ -51,7 +51,9 @@ def _quiet(ctx: Context, site: Site, node: cst.BaseExpression) -> bool:
         return all(type(e) is cst.Element and _quiet(ctx, site, e.value) for e in node.elements)
     if isinstance(node, cst.Call) and not node.args:
         chain = dotted(node.func)
-        return bool(chain) and ctx.resolver.qualname(chain, site.scope) in _QUIET_CALLS
+        qualname = ctx.resolver.qualname(chain, site.scope) if chain else None
+        entry = ctx.table.lookup(qualname) if qualname else None
+        return entry is not None and entry.update_to in _QUIET_TARGETS
     return False
 
 
