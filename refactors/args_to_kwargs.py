@@ -4,7 +4,8 @@ A positional argument stays positional only while it provably lands on the same 
 2.x target: same position, same name after the table's renames, nothing before it dropped, and no
 transformer that needs to see it by name. Everything after the first mismatch becomes a keyword.
 `*args`/`**kwargs` in a call hide which parameter a value binds to, so such a call is left and
-reported rather than guessed. When the 1.8 signature itself has `*args` and the call fills it, all
+reported rather than guessed, unless the 2.x target has the very same signature (`LayerHelper(layer_type,
+**kwargs)`, `Sequential(*layers)`), where every value binds as it did. When the 1.8 signature itself has `*args` and the call fills it, all
 positional arguments stay positional (a keyword cannot precede them). A keyword the 1.8 signature does
 not have is a bug in the input (1.8 raised TypeError): the call is left and reported, not carried over.
 """
@@ -17,7 +18,7 @@ import libcst as cst
 from api_mapping import ApiEntry
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
-from refactors.target_signatures import target_params
+from refactors.target_signatures import target_params, target_signature
 
 NAME = "args_to_kwargs"
 
@@ -47,6 +48,16 @@ def _kept_positional(entry: ApiEntry, positional: List[str]) -> int:
     return kept
 
 
+def _same_signature(entry: ApiEntry) -> bool:
+    """The 2.x target takes the 1.8 parameters as they were (names, order, stars, defaults), and the
+    table changes no argument nor warns about one: a call binds its arguments there as in 1.8."""
+    if entry.transformer is not None or entry.args_change or entry.args_warning or entry.update_to is None:
+        return False
+    target = target_signature(entry.update_to)
+    return target is not None and target == tuple(
+        (p.star + p.name, p.default) for p in entry.args_list or ())
+
+
 def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
     entry = site.entry
     if not isinstance(node, cst.Call) or entry is None or entry.args_list is None or site.suffix:
@@ -54,6 +65,8 @@ def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpressi
     if entry.update_to is None and entry.transformer is None:
         return node  # nothing will be renamed; leave the call exactly as written
     if call_args.has_star(node):
+        if _same_signature(entry):
+            return node  # every argument binds in 2.x as in 1.8, whatever `*args`/`**kwargs` hold
         raise NeedsReview("called with *args/**kwargs; map the arguments by hand")
     params = []
     for p in entry.args_list:

@@ -27,3 +27,17 @@ def _params(dotted: str) -> Optional[Tuple[str, ...]]:
 def target_params(dotted: str) -> Optional[Tuple[str, ...]]:
     """Positional-or-keyword parameter names of a 2.x callable, in order; None when unknown."""
     return _params(dotted)
+
+
+@lru_cache(maxsize=None)
+def target_signature(dotted: str) -> Optional[Tuple[Tuple[str, Optional[str]], ...]]:
+    """Every parameter of a 2.x callable as (name with its `*`/`**`, default source or None), in order;
+    None when unknown."""
+    try:
+        from api_mapping.signatures import load_index
+    except ImportError:
+        return None
+    params = load_index(TARGET_VERSION).params(dotted)
+    if params is None:
+        return None
+    return tuple((p[0], p[1] if len(p) > 1 else None) for p in params)
