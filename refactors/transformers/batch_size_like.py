@@ -7,8 +7,9 @@ list whose elements may be tensors, so the batch dimension is written as
 `paddle.shape(input)[input_dim_idx]` in place of `shape[output_dim_idx]`, which gives the runtime size
 in dynamic and in static mode alike. The output does not take gradients in either (`:812`).
 
-The shape must be written in the call as a list or tuple, and both indices as literal non-negative ints
-(the op rejects negative ones), so that the replaced element is known from the text; the replaced
+Both indices must be literal non-negative ints (the op rejects negative ones). A shape known only at run
+time (`shape=self.pred.shape`) is spliced: `[paddle.shape(input)[0], *shape[1:]]`. A shape written in the
+call as a list or tuple has the replaced element known from the text; the replaced
 element is dropped, so it must not be a call, and `input` moves into the shape, so it must be a name when
 earlier entries are calls. 1.8 gave a LoD input with `input_dim_idx=0` its number of
 sequences rather than its row count; 2.x has no LoD tensors, and the table's warning says so.
@@ -36,12 +37,13 @@ def _index(ctx: Context, node: cst.Call, arg: str) -> int:
 def full_batch_size_like(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     source = emit.required(node, "input")
     shape = emit.required(node, "shape")
+    input_dim, output_dim = _index(ctx, node, "input_dim_idx"), _index(ctx, node, "output_dim_idx")
     if not isinstance(shape, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement)
                                                             for e in shape.elements):
-        raise NeedsReview(f"`shape={ctx.code(shape).strip()}` is not a list written in the call: the batch "
-                          f"dimension cannot be put in its place; write paddle.full with "
-                          f"paddle.shape(input)[input_dim_idx] at output_dim_idx by hand")
-    input_dim, output_dim = _index(ctx, node, "input_dim_idx"), _index(ctx, node, "output_dim_idx")
+        node = call_args.set_value(node, "shape", _spliced(ctx, site, source, shape, input_dim, output_dim))
+        for arg in _CONSUMED:
+            node = call_args.remove(node, arg)
+        return emit.converted(site, emit.finish(ctx, site, _value_before_dtype(ctx, node)))
     if output_dim >= len(shape.elements):
         raise NeedsReview(f"output_dim_idx={output_dim} is outside `shape` (1.8's op rejects it)")
     replaced = shape.elements[output_dim].value
@@ -61,6 +63,25 @@ def full_batch_size_like(ctx: Context, site: Site, node: cst.Call) -> cst.BaseEx
     for arg in _CONSUMED:
         node = call_args.remove(node, arg)
     return emit.converted(site, emit.finish(ctx, site, _value_before_dtype(ctx, node)))
+
+
+def _spliced(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.BaseExpression, input_dim: int,
+             output_dim: int) -> cst.BaseExpression:
+    """`[*shape[:o], paddle.shape(input)[i], *shape[o + 1:]]` for a shape known only at run time (a name,
+    an attribute such as `self.pred.shape`): read twice over, so it must be `pure`, and `input` too when
+    the shape's head is read before it."""
+    if emit.pure(shape) and output_dim and not emit.pure(source):
+        raise NeedsReview("`input` would be evaluated after the shape entries before it; bind it to a name first")
+    if not emit.pure(shape):
+        raise NeedsReview(f"`shape={ctx.code(shape).strip()}` is neither a list written in the call nor a name "
+                          f"or attribute: the batch dimension cannot be put in its place; write paddle.full "
+                          f"with paddle.shape(input)[input_dim_idx] at output_dim_idx by hand")
+    batch = ctx.template("{shape_of}[{i}]", shape_of=emit.call(ctx, site, "paddle.shape", source),
+                         i=cst.Integer(str(input_dim)))
+    if output_dim == 0:
+        return ctx.template("[{batch}, *{shape}[1:]]", batch=batch, shape=shape)
+    return ctx.template(f"[*{{shape}}[:{output_dim}], {{batch}}, *{{shape}}[{output_dim + 1}:]]",
+                        batch=batch, shape=shape)
 
 
 def _value_before_dtype(ctx: Context, node: cst.Call) -> cst.Call:
