@@ -35,15 +35,35 @@ def _index(ctx: Context, node: cst.Call, arg: str) -> int:
 
 @register("full_batch_size_like")
 def full_batch_size_like(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    return emit.converted(site, emit.finish(ctx, site, _value_before_dtype(ctx, _batch_shape(ctx, site, node))))
+
+
+@register("uniform_batch_size_like")
+def uniform_batch_size_like(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    """`uniform_random_batch_size_like` (`layers/nn.py`, op of the same name) draws like `uniform_random`
+    over the same shape rule: `paddle.uniform` with the batch dimension in its place."""
+    return emit.converted(site, emit.finish(ctx, site, _batch_shape(ctx, site, node)))
+
+
+def _batch_shape(ctx: Context, site: Site, node: cst.Call) -> cst.Call:
+    """The call with `shape` holding `paddle.shape(input)[input_dim_idx]` at `output_dim_idx`, and the
+    arguments that said so removed."""
     source = emit.required(node, "input")
     shape = emit.required(node, "shape")
     input_dim, output_dim = _index(ctx, node, "input_dim_idx"), _index(ctx, node, "output_dim_idx")
     if not isinstance(shape, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement)
                                                             for e in shape.elements):
         node = call_args.set_value(node, "shape", _spliced(ctx, site, source, shape, input_dim, output_dim))
-        for arg in _CONSUMED:
-            node = call_args.remove(node, arg)
-        return emit.converted(site, emit.finish(ctx, site, _value_before_dtype(ctx, node)))
+    else:
+        node = call_args.set_value(node, "shape", _written(ctx, site, source, shape, input_dim, output_dim))
+    for arg in _CONSUMED:
+        node = call_args.remove(node, arg)
+    return node
+
+
+def _written(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.BaseExpression, input_dim: int,
+             output_dim: int) -> cst.BaseExpression:
+    """A shape written in the call as a list or tuple, with the batch dimension in place of its entry."""
     if output_dim >= len(shape.elements):
         raise NeedsReview(f"output_dim_idx={output_dim} is outside `shape` (1.8's op rejects it)")
     replaced = shape.elements[output_dim].value
@@ -58,11 +78,7 @@ def full_batch_size_like(ctx: Context, site: Site, node: cst.Call) -> cst.BaseEx
     elements = [e.with_changes(value=batch) if i == output_dim else e for i, e in enumerate(shape.elements)]
     if elements and isinstance(shape, cst.Tuple) and len(elements) == 1:
         elements = [elements[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-    full_shape = cst.List(elements=elements, lbracket=cst.LeftSquareBracket(), rbracket=cst.RightSquareBracket())
-    node = call_args.set_value(node, "shape", full_shape)
-    for arg in _CONSUMED:
-        node = call_args.remove(node, arg)
-    return emit.converted(site, emit.finish(ctx, site, _value_before_dtype(ctx, node)))
+    return cst.List(elements=elements, lbracket=cst.LeftSquareBracket(), rbracket=cst.RightSquareBracket())
 
 
 def _spliced(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.BaseExpression, input_dim: int,
@@ -74,7 +90,7 @@ def _spliced(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.Ba
         raise NeedsReview("`input` would be evaluated after the shape entries before it; bind it to a name first")
     if not emit.pure(shape):
         raise NeedsReview(f"`shape={ctx.code(shape).strip()}` is neither a list written in the call nor a name "
-                          f"or attribute: the batch dimension cannot be put in its place; write paddle.full "
+                          f"or attribute: the batch dimension cannot be put in its place; write the 2.x call "
                           f"with paddle.shape(input)[input_dim_idx] at output_dim_idx by hand")
     batch = ctx.template("{shape_of}[{i}]", shape_of=emit.call(ctx, site, "paddle.shape", source),
                          i=cst.Integer(str(input_dim)))
