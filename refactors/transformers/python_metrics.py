@@ -1,0 +1,112 @@
+"""1.8's averaging helpers that are plain Python (no program, no operator) become a class of the module.
+
+`fluid.average.WeightedAverage` (1.8.5 `average.py:40`) and `fluid.metrics.Accuracy` (`metrics.py:472`,
+on `MetricBase`) keep a running weighted mean of the values the script hands them (`add`/`update`, `eval`,
+`reset`). 2.x removed both; `paddle.metric.Accuracy` computes accuracy from predictions instead. The
+rewrite writes each class once in the module (refactors/transformers/module_definitions.py) with 1.8's
+behaviour: the same checks of the arguments (Python numbers or NumPy arrays; `numpy.float32` is not a
+number to 1.8), the same errors when nothing was added, and `reset` returning each state to the zero of
+its type as MetricBase did. Only 1.8's deprecation warning at construction is not kept.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from refactors import call_args
+from refactors.engine import Context, NeedsReview, Site
+from refactors.transformers import emit, module_definitions, register
+
+WEIGHTED_AVERAGE = '''\
+class {name}(object):
+    """fluid.average.WeightedAverage of Paddle 1.8 (paddle-upgrade): the mean of the values given to
+    add(), weighted."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.numerator = None
+        self.denominator = None
+
+    def add(self, value, weight):
+        if not isinstance(value, (int, float, {numpy}.ndarray)):
+            raise ValueError("value must be an int, a float or a numpy array")
+        if not (isinstance(weight, (int, float)) or isinstance(weight, {numpy}.ndarray) and weight.shape == (1,)):
+            raise ValueError("weight must be an int, a float or a numpy array of shape (1,)")
+        if self.numerator is None or self.denominator is None:
+            self.numerator, self.denominator = value * weight, weight
+        else:
+            self.numerator += value * weight
+            self.denominator += weight
+
+    def eval(self):
+        if self.numerator is None or self.denominator is None:
+            raise ValueError("nothing was added to average")
+        return self.numerator / self.denominator
+'''
+
+ACCURACY = '''\
+class {name}(object):
+    """fluid.metrics.Accuracy of Paddle 1.8 (paddle-upgrade): the mean of the batch accuracies given to
+    update(), weighted by their batch sizes."""
+
+    def __init__(self, name=None):
+        self._name = str(name) if name is not None else "Accuracy"
+        self.value = 0.0
+        self.weight = 0.0
+
+    def __str__(self):
+        return self._name
+
+    def _states(self):
+        return {{attr: value for attr, value in self.__dict__.items() if not attr.startswith("_")}}
+
+    def reset(self):
+        for attr, value in self._states().items():
+            if isinstance(value, int):
+                setattr(self, attr, 0)
+            elif isinstance(value, float):
+                setattr(self, attr, 0.0)
+            elif isinstance(value, ({numpy}.ndarray, {numpy}.generic)):
+                setattr(self, attr, {numpy}.zeros_like(value))
+            else:
+                setattr(self, attr, None)
+
+    def get_config(self):
+        return {{"name": self._name, "states": {{k: {numpy}.copy(v) if isinstance(v, {numpy}.ndarray) else v
+                                              for k, v in self._states().items()}}}}
+
+    def update(self, value, weight):
+        number = isinstance(weight, (int, {numpy}.int64, float)) or isinstance(weight, {numpy}.ndarray) and \\
+            weight.shape == (1,)
+        if not isinstance(value, (int, {numpy}.int64, float, {numpy}.ndarray)):
+            raise ValueError("value must be an int, a float or a numpy array")
+        if not number:
+            raise ValueError("weight must be an int, a float or a numpy array of shape (1,)")
+        if weight < 0:
+            raise ValueError("weight must not be negative")
+        self.value += value * weight
+        self.weight += weight
+
+    def eval(self):
+        if self.weight == 0:
+            raise ValueError("no accuracy was given to update()")
+        return self.value / self.weight
+'''
+
+
+@register("weighted_average_class")
+def weighted_average_class(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    return _module_class(ctx, site, node, "WeightedAverage", WEIGHTED_AVERAGE)
+
+
+@register("accuracy_metric_class")
+def accuracy_metric_class(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    return _module_class(ctx, site, node, "Accuracy", ACCURACY)
+
+
+def _module_class(ctx: Context, site: Site, node: cst.Call, base: str, template: str) -> cst.BaseExpression:
+    if call_args.has_star(node):
+        raise NeedsReview("called with *args/**kwargs")
+    name = module_definitions.define_once(ctx, site, base, template)
+    return emit.converted(site, node.with_changes(func=cst.Name(name)))
