@@ -4,10 +4,11 @@ A positional argument stays positional only while it provably lands on the same 
 2.x target: same position, same name after the table's renames, nothing before it dropped, and no
 transformer that needs to see it by name. Everything after the first mismatch becomes a keyword.
 `*args`/`**kwargs` in a call hide which parameter a value binds to, so such a call is left and
-reported rather than guessed, unless the 2.x target has the very same signature (`LayerHelper(layer_type,
-**kwargs)`, `Sequential(*layers)`), where every value binds as it did. When the 1.8 signature itself has `*args` and the call fills it, all
-positional arguments stay positional (a keyword cannot precede them). A keyword the 1.8 signature does
-not have is a bug in the input (1.8 raised TypeError): the call is left and reported, not carried over.
+reported rather than guessed, unless the 2.x target has the very same signature
+(`LayerHelper(layer_type, **kwargs)`, `Sequential(*layers)`), where every value binds as it did. When
+the 1.8 signature itself has `*args` and the call fills it, all positional arguments stay positional (a
+keyword cannot precede them). A keyword the 1.8 signature does not have is a bug in the input (1.8
+raised TypeError): the call is left and reported, not carried over.
 """
 from __future__ import annotations
 
