@@ -23,6 +23,7 @@ the name denotes, and compare the losses of 4 steps with dygraph training of the
 from __future__ import annotations
 
 import json
+import math
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -913,6 +914,48 @@ def _amp(fn: Any) -> None:
 SCRIPTS.update({name: _parameters_counters_profiler for name in (
     "paddle.static.io.is_parameter", "paddle.static.Parameter", "paddle.tensor.create_tensor",
     "paddle.optimizer.lr.autoincreased_step_counter", "paddle.profiler.Profiler", "paddle.profiler.export_protobuf")})
+def _rate_in_program(make: Callable[[Any], Any], rate: Callable[[int], float]) -> Callable[[Any], None]:
+    """A 1.8 static schedule as Paddle 2.6+ keeps it (`refactors/transformers/lr_in_program.py`): the
+    program computes the rate from its own step counter, and a 2.x SGD reads it on every run."""
+    def script(fn: Any) -> None:
+        paddle = _paddle()
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
+            x = paddle.static.data("x", [4, 3], "float32")
+            y = paddle.static.data("y", [4, 1], "float32")
+            loss = paddle.nn.functional.mse_loss(paddle.nn.Linear(3, 1, weight_attr=const(0.1))(x), y)
+            lr = make(fn)
+            paddle.optimizer.SGD(learning_rate=lr).minimize(loss)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        with paddle.static.scope_guard(paddle.static.Scope()):
+            exe.run(startup)
+            runs = [exe.run(main, feed={"x": _TRAIN_X, "y": _TRAIN_Y}, fetch_list=[loss, lr]) for _ in range(5)]
+        np.testing.assert_allclose([float(np.ravel(r[1])[0]) for r in runs], [rate(s) for s in range(5)], rtol=1e-6)
+        losses = [float(np.ravel(r[0])[0]) for r in runs]
+        assert losses[-1] < losses[0], losses
+    return script
+
+
+SCRIPTS.update({
+    "paddle.optimizer.lr.exponential_decay": _rate_in_program(
+        lambda f: f(0.1, 2, 0.5, staircase=True), lambda s: 0.1 * 0.5 ** (s // 2)),
+    "paddle.optimizer.lr.natural_exp_decay": _rate_in_program(
+        lambda f: f(0.1, 2, 0.5), lambda s: 0.1 * math.exp(-0.5 * s / 2)),
+    "paddle.optimizer.lr.inverse_time_decay": _rate_in_program(
+        lambda f: f(0.1, 2, 0.5), lambda s: 0.1 / (1 + 0.5 * s / 2)),
+    "paddle.optimizer.lr.polynomial_decay": _rate_in_program(
+        lambda f: f(0.1, 3, end_learning_rate=0.01), lambda s: 0.09 * (1 - min(s, 3) / 3) + 0.01),
+    "paddle.optimizer.lr.piecewise_decay": _rate_in_program(
+        lambda f: f([1, 3], [0.1, 0.05, 0.01]), lambda s: 0.1 if s < 1 else 0.05 if s < 3 else 0.01),
+    "paddle.optimizer.lr.noam_decay": _rate_in_program(
+        lambda f: f(16, 2, learning_rate=0.5), lambda s: 0.5 * 16 ** -0.5 * min((s + 1) ** -0.5, 2 ** -1.5 * (s + 1))),
+    "paddle.optimizer.lr.cosine_decay": _rate_in_program(
+        lambda f: f(0.1, 2, 3), lambda s: 0.1 * 0.5 * (math.cos(s // 2 * math.pi / 3) + 1)),
+    "paddle.optimizer.lr.linear_lr_warmup": _rate_in_program(
+        lambda f: f(0.1, 2, 0.0, 0.1), lambda s: 0.1 * s / 2 if s < 2 else 0.1),
+})
+
+
 SCRIPTS.update({
     "paddle.io.DataLoader": _data_loader,
     "paddle.no_grad": _no_grad,

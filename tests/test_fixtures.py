@@ -91,8 +91,13 @@ def _dotted(node: ast.AST) -> str:
 def _newer_than(version: str) -> set:
     """2.x names (and their modules) the table's entries with `since` emit, when that release is later
     than `version`."""
+    from api_mapping.schema import version_tuple
+    from refactors.transformers import lr_in_program
+
     targets = {e.update_to for e in refactors.table().entries.values()
                if e.since and e.update_to and not e.targets_exist_in(version)}
+    if version_tuple(version) < version_tuple(lr_in_program.SINCE):  # the static schedules in the program
+        targets |= set(lr_in_program.FUNCTIONS.values())
     return {".".join(t.split(".")[:end]) for t in targets for end in range(2, t.count(".") + 2)}
 
 

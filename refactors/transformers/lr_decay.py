@@ -21,9 +21,11 @@ bound to a new name). Static graphs: the schedule assigned to a name is built in
 of the `program_guard` it is made under, else the default main program), and each run of that program
 advanced the 1.8 counter: `<scheduler>.step()` is written after each `Executor.run` of it in a loop of the
 same function; the rate 1.8 code fetched (`fetch_list=[lr]` or `[lr.name]`) is the program's learning-rate
-variable in 2.x (`program.lr_var`, 0-D, read by `refactors.zero_d`). Otherwise the schedule is converted,
-the line is marked with a TODO saying where `.step()` must go, and the site is reported. A schedule
-whose optimizer steps in another function of the file: `lr_decay_elsewhere.py`.
+variable in 2.x (`program.lr_var`, 0-D, read by `refactors.zero_d`). A schedule whose optimizer steps
+in another function of the file: `lr_decay_elsewhere.py`. A static schedule whose runs the file does not
+show, or that no 2.x scheduler computes, is computed by the program itself as in 1.8
+(`lr_in_program.py`: no step to write). Otherwise (dygraph, or `--no-shim`) the schedule is converted,
+the line is marked with a TODO saying where `.step()` must go, and the site is reported.
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.scopes import Scope, dotted
 from refactors.statement_visitor import StatementVisitor
-from refactors.transformers import SCOPE, emit, register
+from refactors.transformers import SCOPE, emit, lr_in_program, register
 
 LR = "paddle.optimizer.lr."
 _KEEP = ("learning_rate", "name")
@@ -344,11 +346,12 @@ def _fetched_rate(ctx: Context, runs: List[cst.SimpleStatementLine], scheduler: 
                 ctx.replace(value, lambda updated, text=text: ctx.expr(text))
 
 
-def _step_after_runs(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExpression:
-    """A static schedule bound to a name: stepped after each run of its program in a loop."""
+def _step_after_runs(ctx: Context, site: Site, new: cst.Call) -> Optional[cst.BaseExpression]:
+    """A static schedule bound to a name (once in its scope): stepped after each run of its program in
+    a loop. None, with nothing written, when the file does not show those runs."""
     scheduler = _assigned_name(ctx, site)
-    if scheduler is None:
-        return _todo_step(ctx, site, new, None)
+    if scheduler is None or len(site.scope.bindings.get(scheduler, ())) != 1:
+        return None
     program = _guarded_program(ctx)
     runs = _runs_in_loops(ctx, site.scope.node, program)
     if not runs:
@@ -356,7 +359,7 @@ def _step_after_runs(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExpress
 
         if lr_decay_elsewhere.step_runs_where_built(ctx, site, scheduler):
             return emit.converted(site, new)
-        return _todo_step(ctx, site, new, scheduler)
+        return None
     for run in runs:
         ctx.insert_around(run, after=[ctx.statement(f"{scheduler}.step()\n")])
     if program is not None:
@@ -414,9 +417,25 @@ def lr_decay_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpres
     return _step_after_minimize(ctx, site, _scheduler(ctx, site, node, dygraph=True))
 
 
+def static_graph(ctx: Context, node: cst.CSTNode) -> bool:
+    """Whether the schedule at `node` is built into a static program: the file builds static graphs
+    (once upgraded, its `enable_static()` line says so), outside a dygraph guard."""
+    static = ctx.static_file() or any(line in ctx.source for line in _STATIC_LINES)
+    return static and not ctx.in_dygraph_guard(node)
+
+
+_STATIC_LINES = ("runtime_shim.enable_static()", "paddle.enable_static()")
+
+
 @register("lr_decay_static", reads=(SCOPE,))
 def lr_decay_static(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    new = _scheduler(ctx, site, node, dygraph=False)
-    if ctx.static_file() and not ctx.in_dygraph_guard(site.node):
-        return _step_after_runs(ctx, site, new)
-    return _step_after_minimize(ctx, site, new)
+    if not static_graph(ctx, site.node):
+        return _step_after_minimize(ctx, site, _scheduler(ctx, site, node, dygraph=False))
+    if not lr_in_program.applies(ctx):
+        new = _scheduler(ctx, site, node, dygraph=False)
+        return _step_after_runs(ctx, site, new) or _todo_step(ctx, site, new, _assigned_name(ctx, site))
+    try:
+        stepped = _step_after_runs(ctx, site, _scheduler(ctx, site, node, dygraph=False))
+    except NeedsReview:  # no 2.x scheduler computes it
+        stepped = None
+    return stepped or emit.converted(site, lr_in_program.rate(ctx, site, node, _assigned_name(ctx, site)))

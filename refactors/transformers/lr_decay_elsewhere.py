@@ -29,7 +29,8 @@ from refactors.engine import Context, Site
 from refactors.local_values import assigned_name, statements
 from refactors.scopes import Scope, descendants, dotted
 from refactors.transformers import callers
-from refactors.transformers.lr_decay import _MinimizeInLoops, _optimizer_assignment, _optimizers_using, _runs_in_loops
+from refactors.transformers.lr_decay import (_MinimizeInLoops, _optimizer_assignment, _optimizers_using, _runs_in_loops,
+                                             static_graph)
 
 Condition = Tuple[cst.BaseExpression, bool]  # an `if` test, and whether the schedule is in its body
 
@@ -178,8 +179,8 @@ def _dygraph_schedule(ctx: Context, call: cst.Call) -> bool:
     if matched is None or matched[1] or matched[0].name.rsplit(".", 1)[-1] not in _ALWAYS_CONVERTED:
         return False
     entry = matched[0]
-    dygraph = entry.transformer == "lr_decay_dygraph" or entry.transformer == "lr_decay_static" and not (
-        ctx.static_file() and not ctx.in_dygraph_guard(call.func))
+    dygraph = entry.transformer == "lr_decay_dygraph" or entry.transformer == "lr_decay_static" and not static_graph(
+        ctx, call.func)
     checked = ("step", "begin", "staircase")
     params = [p.name for p in entry.args_list or ()]
     first_checked = min((params.index(n) for n in checked if n in params), default=len(params))
