@@ -419,12 +419,10 @@ def lr_decay_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpres
 
 def static_graph(ctx: Context, node: cst.CSTNode) -> bool:
     """Whether the schedule at `node` is built into a static program: the file builds static graphs
-    (once upgraded, its `enable_static()` line says so), outside a dygraph guard."""
-    static = ctx.static_file() or any(line in ctx.source for line in _STATIC_LINES)
+    (once upgraded, the module's `runtime_shim.enable_static()` line says so), outside a dygraph guard.
+    (`paddle.enable_static()` says less: the dygraph guard's restoring form calls it too.)"""
+    static = ctx.static_file() or "runtime_shim.enable_static()" in ctx.source
     return static and not ctx.in_dygraph_guard(node)
-
-
-_STATIC_LINES = ("runtime_shim.enable_static()", "paddle.enable_static()")
 
 
 @register("lr_decay_static", reads=(SCOPE,))
