@@ -914,6 +914,8 @@ def _amp(fn: Any) -> None:
 SCRIPTS.update({name: _parameters_counters_profiler for name in (
     "paddle.static.io.is_parameter", "paddle.static.Parameter", "paddle.tensor.create_tensor",
     "paddle.optimizer.lr.autoincreased_step_counter", "paddle.profiler.Profiler", "paddle.profiler.export_protobuf")})
+
+
 def _rate_in_program(make: Callable[[Any], Any], rate: Callable[[int], float]) -> Callable[[Any], None]:
     """A 1.8 static schedule as Paddle 2.6+ keeps it (`refactors/transformers/lr_in_program.py`): the
     program computes the rate from its own step counter, and a 2.x SGD reads it on every run."""

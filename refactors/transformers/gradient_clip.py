@@ -9,7 +9,7 @@ clip to the optimizer (`grad_clip=`), with the same formulas (SEMANTICS 30).
 Converted where one block of the file shows all of it: the call is a statement of its own, without
 `param_list` or `program` (the default main program, where the block builds); after it in that block,
 `opt = <1.8 optimizer>(...)` without `grad_clip`, then `opt.minimize(loss)`, the only optimizer step of
-the function; `loss` bound once, before the call, so every parameter it has gradients for was made
+the module (1.8 clipped any later one of the program too); `loss` bound once, before the call, so every parameter it has gradients for was made
 before the call; in between, only calls that make no parameter (optimizers, regularizers, clips,
 learning rates). The statement goes, and `grad_clip=<clip>` joins the optimizer's arguments. Otherwise
 the call is left for review, with the reason.
@@ -55,6 +55,7 @@ def set_gradient_clip(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     call = optimizer.body[0].value  # type: ignore[attr-defined]
     if call_args.get(call, "grad_clip") is not None:
         raise NeedsReview("the optimizer has a grad_clip of its own, which 1.8 used instead")
+    _check_only_step(ctx)
     moved: List[str] = []
 
     def remove(updated: cst.CSTNode) -> cst.FlattenSentinel:
@@ -89,7 +90,7 @@ def _statement_and_block(ctx: Context, site: Site) -> Tuple[cst.SimpleStatementL
 def _optimizer_after(ctx: Context, site: Site, block: Sequence[cst.BaseStatement],
                      start: int) -> Tuple[cst.SimpleStatementLine, cst.SimpleStatementLine]:
     """`opt = <optimizer>(...)` and then `opt.minimize(...)` after `start` in the block, `opt` bound
-    once, and no other optimizer step in the function."""
+    once."""
     optimizer: Optional[cst.SimpleStatementLine] = None
     name = None
     for stmt in block[start + 1:]:
@@ -102,10 +103,8 @@ def _optimizer_after(ctx: Context, site: Site, block: Sequence[cst.BaseStatement
                 continue
         value = getattr(small, "value", None)
         if name is not None and isinstance(value, cst.Call) and dotted(value.func) == f"{name}.minimize":
-            steps = [n for n in descendants(site.scope.node) if isinstance(n, cst.Call)
-                     and isinstance(n.func, cst.Attribute) and n.func.attr.value in _STEPS]
-            if len(steps) != 1 or len(site.scope.bindings.get(name, ())) != 1:
-                raise NeedsReview("another optimizer step in the function, or the optimizer's name rebound")
+            if len(site.scope.bindings.get(name, ())) != 1:
+                raise NeedsReview("the optimizer's name is rebound")
             return optimizer, stmt  # type: ignore[return-value]
     raise NeedsReview("no optimizer made and minimized after it in the same block; pass grad_clip= to the "
                       "optimizer whose minimize() it applied to")
@@ -162,3 +161,12 @@ def _check_no_parameters_made(ctx: Context, site: Site, between: Sequence[cst.Ba
             if isinstance(node, cst.AssignTarget) and read & {n.value for n in descendants(node.target)
                                                                if isinstance(n, cst.Name)}:
                 raise NeedsReview("what the clip reads is rebound before the optimizer is made")
+
+
+def _check_only_step(ctx: Context) -> None:
+    """1.8 clipped every later step of the program, of any optimizer without a grad_clip of its own."""
+    ctx.reads(ctx.module, words=_STEPS)
+    steps = [n for n in descendants(ctx.module) if isinstance(n, cst.Call)
+             and isinstance(n.func, cst.Attribute) and n.func.attr.value in _STEPS]
+    if len(steps) != 1:
+        raise NeedsReview("another optimizer step in the module, which 1.8 clipped too")

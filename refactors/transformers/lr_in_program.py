@@ -17,7 +17,7 @@ form, here or bound to a name before); a 2.x scheduler object there is left for 
 """
 from __future__ import annotations
 
-from typing import Dict, Set, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -47,7 +47,7 @@ def applies(ctx: Context) -> bool:
     return ctx.shim
 
 
-def rate(ctx: Context, site: Site, node: cst.Call, assigned: str | None) -> cst.Call:
+def rate(ctx: Context, site: Site, node: cst.Call, assigned: Optional[str]) -> cst.Call:
     """`paddle.optimizer.lr.<name>(<the same arguments>)`; `assigned`, the name the statement binds
     it to, is remembered for a warm-up that reads it later."""
     assert site.entry is not None
