@@ -29,10 +29,11 @@ from refactors.scopes import descendants, dotted
 from refactors.transformers import SCOPE, emit, register
 
 # What a statement between the call and `minimize` may call: APIs that make no parameter, in their 1.8
-# and 2.x names (a second run sees the 2.x ones).
+# and 2.x names (a second run sees the 2.x ones): whole modules, and names in others.
 _NO_PARAMETERS = (OPTIMIZERS, "paddle.fluid.regularizer.", "paddle.fluid.clip.", "paddle.fluid.unique_name.",
-                  "paddle.fluid.layers.create_global_var", "paddle.optimizer.", "paddle.regularizer.",
-                  "paddle.nn.ClipGrad", "paddle.utils.unique_name.", "paddle.static.create_global_var")
+                  "paddle.optimizer.", "paddle.regularizer.", "paddle.utils.unique_name.")
+_NO_PARAMETER_NAMES = {"paddle.fluid.layers.": ("create_global_var",), "paddle.static.": ("create_global_var",),
+                       "paddle.nn.": ("ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue")}
 _SCHEDULES = ("lr_decay_static", "lr_decay_dygraph", "decay_step_counter")
 _OPTIMIZERS = (OPTIMIZERS, "paddle.optimizer.")
 _STEPS = ("minimize", "backward", "apply_gradients", "apply_optimize")
@@ -156,7 +157,9 @@ def _check_no_parameters_made(ctx: Context, site: Site, between: Sequence[cst.Ba
         for node in descendants(stmt):
             if isinstance(node, cst.Call):
                 name, entry = _api(ctx, site, node)
-                if not (name.startswith(_NO_PARAMETERS) or entry is not None and entry.transformer in _SCHEDULES):
+                module, _, last = name.rpartition(".")
+                if not (name.startswith(_NO_PARAMETERS) or last in _NO_PARAMETER_NAMES.get(module + ".", ())
+                        or entry is not None and entry.transformer in _SCHEDULES):
                     raise NeedsReview("a call between it and minimize may make parameters, which 1.8 would not clip")
             if isinstance(node, cst.AssignTarget) and read & {n.value for n in descendants(node.target)
                                                                if isinstance(n, cst.Name)}:
