@@ -4,6 +4,8 @@ Not a transformer itself (nothing here is registered).
 """
 from __future__ import annotations
 
+from typing import Tuple
+
 import libcst as cst
 
 from refactors.engine import Context, NeedsReview, Site
@@ -24,17 +26,21 @@ def numpy_name(ctx: Context, site: Site) -> str:
     return emit.stdlib_module(ctx, site, "numpy").value
 
 
-def define_once(ctx: Context, site: Site, base: str, template: str) -> str:
-    """The name of the module-level definition `template` (`{name}`, `{paddle}` and `{numpy}` filled in),
-    written once, before the module's statement that holds the first use site needing it (after the
-    imports that statement may need). NeedsReview where that name means something else."""
+def define_once(ctx: Context, site: Site, base: str, template: str, stdlib: Tuple[str, ...] = ()) -> str:
+    """The name of the module-level definition `template` (`{name}`, `{paddle}`, `{numpy}` and each
+    standard-library module of `stdlib`, e.g. `{os}`, filled in), written once, before the module's
+    statement that holds the first use site needing it (after the imports that statement may need).
+    NeedsReview where that name means something else."""
     key = ("module definition", template)
     name = ctx.memo.get(key)
     if name is None:
-        numpy = numpy_name(ctx, site)
         name = ctx.fresh_name(ctx.resolver.module_scope, base)
-        paddle = ctx.code(emit.name(ctx, site, "paddle"))
-        definition = ctx.statement(template.format(name=name, paddle=paddle, numpy=numpy))
+        fields = {module: emit.stdlib_module(ctx, site, module).value for module in stdlib}
+        if "{numpy}" in template:  # (only what the template names is imported)
+            fields["numpy"] = numpy_name(ctx, site)
+        if "{paddle}" in template:
+            fields["paddle"] = ctx.code(emit.name(ctx, site, "paddle"))
+        definition = ctx.statement(template.format(name=name, **fields))
         blank = cst.EmptyLine(indent=False)
         ctx.insert_around(ctx.statements[0], before=[definition.with_changes(leading_lines=[blank, blank])])
         ctx.memo[key] = name
