@@ -21,7 +21,7 @@ not passed on). `place` and `program` do not change the arrays.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
 import libcst as cst
 
@@ -39,25 +39,33 @@ METHODS = ("feed", "feed_parallel")
 
 NUMPY_FEEDER = '''\
 class {name}:
-    """1.8's DataFeeder (paddle-upgrade): `feed(samples)` is the feed dict of the samples' fields, each
-    stacked as its variable's dtype and, where the ranks differ, reshaped to its shape."""
+    """1.8's DataFeeder (paddle-upgrade): `feed(samples)` is the feed dict of the samples' fields
+    (`fields(samples)`), each stacked as its variable's dtype and, where the ranks differ, reshaped to its
+    shape."""
 
     def __init__(self, feed_list, dtypes):
         self.feed_list = feed_list
         self.dtypes = dtypes
 
     def feed(self, samples):
-        feed = {{}}
+        return {{var.name: array for var, array in zip(self.feed_list, self.fields(samples))}}
+
+    def fields(self, samples):
+        arrays = []
         for var, dtype, column in zip(self.feed_list, self.dtypes, zip(*samples)):
             array = {numpy}.array(column, dtype=dtype)
             shape = list(var.shape)
             if sum(size < 0 for size in shape) <= 1 and array.ndim != len(shape):
                 array = array.reshape(shape)
-            feed[var.name] = array
-        return feed
+            arrays.append(array)
+        return arrays
 
     def feed_parallel(self, iterable, num_places=None):
         return (self.feed(samples) for samples in iterable)
+
+    def batch_reader(self, reader):
+        """The reader of the fields of each list of samples `reader` yields (1.8's static loaders)."""
+        return lambda: map(self.fields, reader())
 '''
 
 
@@ -132,18 +140,33 @@ def data_feeder(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     if call_args.has_star(node):
         raise NeedsReview("called with *args/**kwargs")
     feed_list = emit.required(node, "feed_list")
-    if not isinstance(feed_list, cst.List) or any(isinstance(e, cst.StarredElement) for e in feed_list.elements):
-        raise NeedsReview("feed_list is not a list written here, so the variables' dtypes are not known")
-    dtypes = [_dtype(ctx, site, element.value) for element in feed_list.elements]
+    dtypes = _dtypes(ctx, site, feed_list)
     target = statement.body[0].targets[0].target  # type: ignore[union-attr]
     other = _other_use(ctx, site, feeder, target)
     if other is not None:
         how = "passed on" if other == feeder else "used"
         raise NeedsReview(f"`{other}` is {how}: only the uses of feed() and feed_parallel() are in sight")
+    new = _feeder_call(ctx, site, feed_list, dtypes)
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> {new.func.value}, whose feed() "  # type: ignore
+                                                         f"builds the 1.8 feed dict", True)
+    return emit.converted(site, new)
+
+
+def numpy_feeder(ctx: Context, site: Site, feed_list: cst.BaseExpression) -> cst.Call:
+    """`NumpyFeeder(feed_list, dtypes=[...])`, which stacks samples as 1.8's DataFeeder did for these
+    variables (also what 1.8's static loaders fed their samples through). NeedsReview unless `feed_list` is
+    a list of data variables whose dtypes the file shows."""
+    return _feeder_call(ctx, site, feed_list, _dtypes(ctx, site, feed_list))
+
+
+def _dtypes(ctx: Context, site: Site, feed_list: cst.BaseExpression) -> List[str]:
+    if not isinstance(feed_list, cst.List) or any(isinstance(e, cst.StarredElement) for e in feed_list.elements):
+        raise NeedsReview("feed_list is not a list written here, so the variables' dtypes are not known")
+    return [_dtype(ctx, site, element.value) for element in feed_list.elements]
+
+
+def _feeder_call(ctx: Context, site: Site, feed_list: cst.BaseExpression, dtypes: List[str]) -> cst.Call:
     name = module_definitions.define_once(ctx, site, "NumpyFeeder", NUMPY_FEEDER)
-    new = cst.Call(func=cst.Name(name), args=[
+    return cst.Call(func=cst.Name(name), args=[
         cst.Arg(feed_list),
         call_args.keyword_arg("dtypes", cst.List([cst.Element(cst.SimpleString(repr(d))) for d in dtypes]))])
-    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> {name}, whose feed() builds the 1.8 "
-                                                         f"feed dict", True)
-    return emit.converted(site, new)

@@ -29,8 +29,10 @@ otherwise the call is left (runtime_shim serves it) with the reason:
   `EOFException`: another shape of loop altogether);
 - the mode is known: in a dygraph guard (1.8's `DygraphGeneratorLoader` always returns lists), or a
   static-graph file (`GeneratorLoader`: `feed_list` given, `return_list=False`, which both give as one
-  feed dict per place, and `drop_last=True`, which 2.x always does). In static mode only batch generators:
-  1.8 converted samples to the dtype and shape of their feed variables (`DataFeeder`), which 2.x does not.
+  feed dict per place, and `drop_last=True`, which 2.x always does). In static mode 1.8 converted samples
+  to the dtype and shape of their feed variables (`DataFeeder`), which 2.x does not: a sample (list)
+  generator is converted where `feed_list` is a list of data variables whose dtypes the file shows, read
+  through data_feeder's `NumpyFeeder(...).batch_reader` (fixtures/legacy/generator_samples_static.py).
 `capacity` and `use_multiprocess` only tune the queue and the worker; `use_double_buffer` is 2.x's
 `use_buffer_reader`.
 """
@@ -47,7 +49,7 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, expressions
 from refactors.scopes import descendants
-from refactors.transformers import SCOPE, emit, module_definitions, register
+from refactors.transformers import SCOPE, data_feeder, emit, module_definitions, register
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
@@ -225,10 +227,6 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
         raise NeedsReview(f"`{other}` is used elsewhere, which paddle.io.DataLoader does not have")
     kept: Dict[str, cst.BaseExpression] = {}
     if not dygraph:
-        if kind != "set_batch_generator":
-            raise NeedsReview(f"{method} in a static graph: 1.8 converted each sample to the dtype and shape of its "
-                              f"feed variable (DataFeeder), which 2.x does not do; a batch generator of such arrays "
-                              f"is converted")
         if call_args.get(node, "feed_list") is None:
             raise NeedsReview("a static-graph loader without feed_list")
         if emit.value_of(ctx, node, "return_list", False) is not False:
@@ -250,15 +248,23 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
         raise NeedsReview("an iterable static-graph loader without places")
     if ctx.todos[-1]:
         raise NeedsReview("its arguments hold uses left as written")
+    feeder = None
+    if not dygraph and kind != "set_batch_generator":
+        try:
+            feeder = data_feeder.numpy_feeder(ctx, site, kept["feed_list"].deep_clone())
+        except NeedsReview as reason:
+            raise NeedsReview(f"{method} in a static graph: 1.8 converted each sample to the dtype and shape of its "
+                              f"feed variable (DataFeeder), which 2.x does not do, and {reason}") from None
     return _rewrite(ctx, site, statement, loader, (method, setters), kept, setter_statement,  # type: ignore
-                    dygraph, node)
+                    feeder, node)
 
 
 def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loader: str,
              setter_kind: Tuple[str, Setters], kept: Dict[str, cst.BaseExpression], setter: cst.SimpleStatementLine,
-             dygraph: bool, call: cst.Call) -> cst.BaseExpression:
+             feeder: Optional[cst.Call], call: cst.Call) -> cst.BaseExpression:
     """The `from_generator` statement goes (its comments move to the new one), the setter's becomes
-    `loader = paddle.io.DataLoader(...)`, built from what the pass made of both."""
+    `loader = paddle.io.DataLoader(...)`, built from what the pass made of both (`feeder` stacks the
+    samples of a static-graph loader)."""
     method, setters = setter_kind
     kind = setters[method][0]
     dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
@@ -278,9 +284,11 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
         arguments = dict(kept)
         if "places" in source:
             arguments["places"] = source["places"]
-        if not dygraph:
+        if "feed_list" in kept:  # a static graph
             arguments["return_list"] = cst.Name("False")
-        samples = cst.Name("False" if kind == "set_batch_generator" else "True")
+        if feeder is not None:  # its batches are the feed variables' arrays
+            reader = cst.Call(func=cst.Attribute(feeder, cst.Name("batch_reader")), args=[cst.Arg(reader)])
+        samples = cst.Name("False" if kind == "set_batch_generator" or feeder is not None else "True")
         batches = cst.Call(func=cst.Name(dataset), args=[cst.Arg(reader), call_args.keyword_arg("samples", samples)])
         new = emit.call(ctx, site, "paddle.io.DataLoader", batches, batch_size=cst.Name("None"), **arguments)
         assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(loader))], value=new)
