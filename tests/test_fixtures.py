@@ -116,7 +116,8 @@ def test_emitted_names_and_keywords_exist(version: str) -> None:
             if name in newer or name.startswith(new_modules):
                 continue
             if not index.exists(name):
-                failures.append(f"{case_id(case)}: {name} does not exist in {version}")
+                if not index.is_dynamic(name.rpartition(".")[0]):  # (a compiled core's names are unknown)
+                    failures.append(f"{case_id(case)}: {name} does not exist in {version}")
                 continue
             for keyword in keywords:
                 if not index.accepts_keyword(name, keyword):

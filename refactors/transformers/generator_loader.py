@@ -49,7 +49,7 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, expressions
 from refactors.scopes import descendants
-from refactors.transformers import SCOPE, data_feeder, emit, module_definitions, register
+from refactors.transformers import SCOPE, data_feeder, emit, module_definitions, reading_loop, register
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
@@ -83,9 +83,20 @@ class {name}({paddle}.io.IterableDataset):
 '''
 
 
-def _block_after(ctx: Context, statement: cst.CSTNode) -> List[cst.BaseStatement]:
-    """The statements after `statement` in its block."""
-    parent = ctx.statements[-2] if len(ctx.statements) > 1 else ctx.module
+def _statements_after(ctx: Context) -> List[cst.BaseStatement]:
+    """The statements that run after the loader's statement: the rest of its block and, while that block
+    is a `with`'s (which runs it once), the statements after the `with` in the block around it."""
+    found: List[cst.BaseStatement] = []
+    for depth in range(len(ctx.statements) - 1, -1, -1):
+        parent = ctx.statements[depth - 1] if depth else ctx.module
+        found.extend(_after(parent, ctx.statements[depth]))
+        if not isinstance(parent, cst.With):
+            break
+    return found
+
+
+def _after(parent: cst.CSTNode, statement: cst.CSTNode) -> List[cst.BaseStatement]:
+    """The statements after `statement` in its block of `parent`."""
     blocks: List[Sequence[cst.BaseStatement]] = [parent.body] if isinstance(parent, cst.Module) else []
     for node in descendants(parent) if not blocks else ():
         if isinstance(node, cst.IndentedBlock):
@@ -141,12 +152,13 @@ def _changes(stmt: cst.CSTNode, names: Set[str]) -> Optional[str]:
     return None
 
 
-def _other_uses(ctx: Context, site: Site, loader: str, setter: cst.Call) -> Optional[str]:
+def _other_uses(ctx: Context, site: Site, loader: str, taken: Set[int]) -> Optional[str]:
     """A use of the loader in its scope that a 2.x DataLoader does not have (`loader.start()`, another
-    setter), as written; a call or iteration of it, or passing it on, is what 2.x keeps."""
+    setter) other than the attributes `taken` (ids) the rewrite takes care of, as written; a call or
+    iteration of it, or passing it on, is what 2.x keeps."""
     for node in descendants(site.scope.node):
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == loader \
-                and node is not setter.func:
+                and id(node) not in taken:
             return f"{loader}.{node.attr.value}"
     return None
 
@@ -199,12 +211,15 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
         raise NeedsReview(f"`{loader}` is global here, so its uses are not in sight")
     if call_args.has_star(node):
         raise NeedsReview("called with *args/**kwargs")
-    if emit.value_of(ctx, node, "iterable", True) is not True:
-        raise NeedsReview("iterable=False: the program reads this loader (start()/reset() and EOFException); "
-                          "2.x iterates a paddle.io.DataLoader and feeds each batch to Executor.run")
+    iterable = emit.value_of(ctx, node, "iterable", True)
+    if iterable not in (True, False):
+        raise NeedsReview(f"iterable={iterable!r}")
     dygraph = _mode_dygraph(ctx, site, node)
+    if dygraph and not iterable:
+        raise NeedsReview("iterable=False in a dygraph guard, which 1.8 did not support")
+    loops = [] if iterable else reading_loop.reading_loops(ctx, site, loader)
     setter, between = None, []
-    for stmt in _block_after(ctx, statement):  # type: ignore[arg-type]
+    for stmt in _statements_after(ctx):
         setter = _setter_call(stmt, loader, setters)
         if setter is not None:
             setter_statement = stmt
@@ -222,7 +237,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
                           f"in the same block, so the batches it reads are not in sight")
     method = setter.func.attr.value  # type: ignore[attr-defined]
     kind = setters[method][0]
-    other = _other_uses(ctx, site, loader, setter)
+    other = _other_uses(ctx, site, loader, {id(setter.func)}.union(*(found.uses for found in loops)))
     if other is not None:
         raise NeedsReview(f"`{other}` is used elsewhere, which paddle.io.DataLoader does not have")
     kept: Dict[str, cst.BaseExpression] = {}
@@ -244,7 +259,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     source = _setter_args(setter, setters)
     if kind == "set_sample_generator" and "batch_size" not in source:
         raise NeedsReview(f"{method} without batch_size")
-    if not dygraph and "places" not in source:
+    if not dygraph and iterable and "places" not in source:
         raise NeedsReview("an iterable static-graph loader without places")
     if ctx.todos[-1]:
         raise NeedsReview("its arguments hold uses left as written")
@@ -256,18 +271,20 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
             raise NeedsReview(f"{method} in a static graph: 1.8 converted each sample to the dtype and shape of its "
                               f"feed variable (DataFeeder), which 2.x does not do, and {reason}") from None
     return _rewrite(ctx, site, statement, loader, (method, setters), kept, setter_statement,  # type: ignore
-                    feeder, node)
+                    feeder, node, loops)
 
 
 def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loader: str,
              setter_kind: Tuple[str, Setters], kept: Dict[str, cst.BaseExpression], setter: cst.SimpleStatementLine,
-             feeder: Optional[cst.Call], call: cst.Call) -> cst.BaseExpression:
+             feeder: Optional[cst.Call], call: cst.Call,
+             loops: Sequence[reading_loop.ReadingLoop]) -> cst.BaseExpression:
     """The `from_generator` statement goes (its comments move to the new one), the setter's becomes
     `loader = paddle.io.DataLoader(...)`, built from what the pass made of both (`feeder` stacks the
-    samples of a static-graph loader)."""
+    samples of a static-graph loader); the `loops` that read a non-iterable one iterate it."""
     method, setters = setter_kind
     kind = setters[method][0]
     dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
+    reading_loop.rewrite(ctx, site, loader, loops)
     moved: List[str] = []
 
     def remove(updated: cst.CSTNode):

@@ -1,0 +1,206 @@
+"""The loops that read a non-iterable loader, as `for` loops over the 2.x DataLoader that feed each batch.
+
+1.8's `DataLoader.from_generator(..., iterable=False)` (and `PyReader(iterable=False)`) added reading
+operators to the program: each run of the program read the next batch into the feed variables, and the
+end of the data raised `fluid.core.EOFException` until `reset()`. 2.x has no such loader; its
+`paddle.io.DataLoader` is iterated, each batch fed to `Executor.run`. So
+
+    loader.start()
+    while True:
+        try:
+            outputs = exe.run(program, fetch_list=fetch_list)
+            ...
+        except fluid.core.EOFException:
+            loader.reset()
+            break
+
+becomes `for batch in loader:` over the same statements, the run given `feed=batch` (checked on 1.8.5
+and 3.3.1: fixtures/legacy/reading_loop_static.py). Only this shape is taken, where it runs the same
+steps: the `try` body runs exactly one program (the run that reads, with no feed of its own; any other
+run could read too), before it only assignments of literals or attribute chains that do not read what
+they bind (1.8 ran them once more, at the end of the data), and neither `break`, `continue` nor `return`
+of the loop; the handler is `reset()` then `break`; between `start()` and the loop only such
+assignments. Anything else is left (runtime_shim serves it) with the reason.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Set
+
+import libcst as cst
+
+from refactors import call_args
+from refactors.engine import Context, NeedsReview, Site
+from refactors.local_values import expressions
+from refactors.scopes import descendants, dotted
+from refactors.transformers import emit
+
+EOF_EXCEPTIONS = ("paddle.fluid.core.EOFException", "paddle.framework.core.EOFException")  # (1.8's, 2.x's)
+
+
+@dataclass
+class ReadingLoop:
+    """`loader.start()`, then the `while True` loop that reads until the end of the data."""
+
+    start: cst.SimpleStatementLine
+    loop: cst.While
+    uses: Set[int]  # ids of the loader's `start`/`reset` attributes in them
+
+
+def _method_call(stmt: cst.CSTNode, loader: str, method: str) -> Optional[cst.Attribute]:
+    """The `loader.<method>` attribute when `stmt` is `loader.<method>()` alone."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
+        call = stmt.body[0].value
+        if isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute) and \
+                isinstance(call.func.value, cst.Name) and call.func.value.value == loader and \
+                call.func.attr.value == method:
+            return call.func
+    return None
+
+
+def _plain_assignment(ctx: Context, stmt: cst.CSTNode) -> bool:
+    """`name = value`, where value is a literal or built of attribute chains and does not read the name."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+        return False
+    assign = stmt.body[0]
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    value, name = assign.value, assign.targets[0].target.value
+    parts = [e.value for e in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
+    if not all(emit.is_literal(ctx, part) or emit.pure(part) for part in parts):
+        return False
+    return name not in {n.value for n in expressions(value) if isinstance(n, cst.Name)}
+
+
+def _bound(node: cst.CSTNode) -> Set[str]:
+    """The names `node` may bind (assigned, augmented, a loop's or a `with`'s target)."""
+    found: Set[str] = set()
+    for n in descendants(node):
+        if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.AsName)):
+            target = n.name if isinstance(n, cst.AsName) else n.target
+            found.update(t.value for t in (target, *descendants(target)) if isinstance(t, cst.Name))
+    return found
+
+
+def _block_of(root: cst.CSTNode, stmt: cst.CSTNode) -> Sequence[cst.BaseStatement]:
+    for node in (root, *descendants(root)):
+        body = node.body if isinstance(node, (cst.Module, cst.IndentedBlock)) else ()
+        if any(s is stmt for s in body):
+            return body
+    return ()
+
+
+def _runs(node: cst.CSTNode) -> List[cst.Call]:
+    return [n for n in descendants(node) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value == "run"]
+
+
+def _leaves_loop(body: cst.CSTNode) -> bool:
+    """A `break`/`continue` of the loop around `body`, or a `return`/`yield` in it."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Break, cst.Continue, cst.Return, cst.Yield)):
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        for child in node.children:
+            if isinstance(node, (cst.For, cst.While)) and child is not node.orelse:
+                # a nested loop's own break/continue stay in it; look only for return/yield there
+                if any(isinstance(n, (cst.Return, cst.Yield)) for n in descendants(child)):
+                    return True
+                continue
+            stack.append(child)
+    return False
+
+
+def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[int]:
+    """The ids of `loader.reset` in the loop when it has the one shape taken, else NeedsReview."""
+    if not (isinstance(loop.test, cst.Name) and loop.test.value == "True") or loop.orelse is not None or \
+            len(loop.body.body) != 1 or not isinstance(loop.body.body[0], cst.Try):
+        raise NeedsReview(f"`{loader}.start()` is not followed by `while True:` around one `try`")
+    attempt = loop.body.body[0]
+    if len(attempt.handlers) != 1 or attempt.orelse is not None or attempt.finalbody is not None:
+        raise NeedsReview("the reading loop's `try` has other handlers, `else` or `finally`")
+    handler = attempt.handlers[0]
+    chain = dotted(handler.type) if handler.type is not None else None
+    if chain is None or ctx.resolver.qualname(chain, site.scope) not in EOF_EXCEPTIONS or handler.name is not None:
+        raise NeedsReview("the reading loop does not catch fluid.core.EOFException alone")
+    reset = _method_call(handler.body.body[0], loader, "reset") if len(handler.body.body) == 2 else None
+    ends = len(handler.body.body) == 2 and isinstance(handler.body.body[1], cst.SimpleStatementLine) and \
+        len(handler.body.body[1].body) == 1 and isinstance(handler.body.body[1].body[0], cst.Break)
+    if reset is None or not ends:
+        raise NeedsReview(f"the EOFException handler is not `{loader}.reset()` then `break`")
+    runs = _runs(attempt.body)
+    if len(runs) != 1:
+        raise NeedsReview(f"the reading loop runs {len(runs)} programs: which of them read the loader is not "
+                          f"in sight")
+    run = runs[0]
+    if call_args.has_star(run) or call_args.get(run, "feed") is not None or \
+            sum(arg.keyword is None for arg in run.args) > 1:
+        raise NeedsReview("the program run in the reading loop is given a feed of its own")
+    body = attempt.body.body
+    index = next(i for i, stmt in enumerate(body) if any(r is run for r in _runs(stmt)))
+    read = {n.value for stmt in body[:index] for n in expressions(stmt.body[0].value)  # type: ignore
+            if isinstance(n, cst.Name)}
+    if not all(_plain_assignment(ctx, stmt) for stmt in body[:index]) or read & _bound(attempt.body):
+        raise NeedsReview("statements before the run in the reading loop ran once more in 1.8, at the end of "
+                          "the data")
+    if _leaves_loop(attempt.body):
+        raise NeedsReview("the reading loop is left by break/continue/return before the end of the data")
+    return {id(reset)}
+
+
+def reading_loops(ctx: Context, site: Site, loader: str) -> List[ReadingLoop]:
+    """Every `loader.start()` of the scope with the loop that reads it; NeedsReview where one has
+    another shape."""
+    found = []
+    for stmt in descendants(site.scope.node):
+        start = _method_call(stmt, loader, "start")
+        if start is None:
+            continue
+        block = list(_block_of(site.scope.node, stmt))
+        index = next(i for i, s in enumerate(block) if s is stmt) + 1
+        while index < len(block) and _plain_assignment(ctx, block[index]):
+            index += 1
+        if index == len(block) or not isinstance(block[index], cst.While):
+            raise NeedsReview(f"`{loader}.start()` is not followed by the loop that reads it")
+        uses = _reading_try(ctx, site, block[index], loader)
+        found.append(ReadingLoop(stmt, block[index], uses | {id(start)}))  # type: ignore[arg-type]
+    if not found:
+        raise NeedsReview(f"iterable=False, and no `{loader}.start()` with the loop that reads it is in sight")
+    return found
+
+
+class _FeedTheRun(cst.CSTTransformer):
+    """Give the one `.run(...)` call `feed=<batch>`."""
+
+    def __init__(self, batch: str) -> None:
+        super().__init__()
+        self.batch = batch
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        if isinstance(updated.func, cst.Attribute) and updated.func.attr.value == "run":
+            return call_args.add(updated, "feed", cst.Name(self.batch))
+        return updated
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+
+def rewrite(ctx: Context, site: Site, loader: str, loops: Sequence[ReadingLoop]) -> None:
+    """`start()` goes, each loop becomes `for <batch> in loader:` over the `try` body, its run fed."""
+    batch = ctx.fresh_name(site.scope, "batch")
+
+    def remove(updated: cst.CSTNode) -> cst.FlattenSentinel:
+        return cst.FlattenSentinel([])
+
+    def build(updated: cst.CSTNode) -> cst.CSTNode:
+        attempt = updated.body.body[0]  # type: ignore[attr-defined]
+        body = attempt.body.visit(_FeedTheRun(batch))
+        return cst.For(target=cst.Name(batch), iter=cst.Name(loader), body=body,
+                       leading_lines=updated.leading_lines)  # type: ignore[attr-defined]
+
+    for found in loops:
+        ctx.replace(found.start, remove)
+        ctx.replace(found.loop, build)
