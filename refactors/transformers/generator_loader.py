@@ -217,7 +217,6 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     dygraph = _mode_dygraph(ctx, site, node)
     if dygraph and not iterable:
         raise NeedsReview("iterable=False in a dygraph guard, which 1.8 did not support")
-    loops = [] if iterable else reading_loop.reading_loops(ctx, site, loader)
     setter, between = None, []
     for stmt in _statements_after(ctx):
         setter = _setter_call(stmt, loader, setters)
@@ -237,6 +236,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
                           f"in the same block, so the batches it reads are not in sight")
     method = setter.func.attr.value  # type: ignore[attr-defined]
     kind = setters[method][0]
+    loops = [] if iterable else reading_loop.reading_loops(ctx, site, loader, setter_statement)
     other = _other_uses(ctx, site, loader, {id(setter.func)}.union(*(found.uses for found in loops)))
     if other is not None:
         raise NeedsReview(f"`{other}` is used elsewhere, which paddle.io.DataLoader does not have")

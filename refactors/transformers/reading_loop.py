@@ -25,7 +25,7 @@ assignments. Anything else is left (runtime_shim serves it) with the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Set
+from typing import Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -83,7 +83,7 @@ def _bound(node: cst.CSTNode) -> Set[str]:
 
 
 def _block_of(root: cst.CSTNode, stmt: cst.CSTNode) -> Sequence[cst.BaseStatement]:
-    for node in (root, *descendants(root)):
+    for node in descendants(root):
         body = node.body if isinstance(node, (cst.Module, cst.IndentedBlock)) else ()
         if any(s is stmt for s in body):
             return body
@@ -151,14 +151,27 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[
     return {id(reset)}
 
 
-def reading_loops(ctx: Context, site: Site, loader: str) -> List[ReadingLoop]:
-    """Every `loader.start()` of the scope with the loop that reads it; NeedsReview where one has
-    another shape."""
-    found = []
-    for stmt in descendants(site.scope.node):
+def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes of `root`'s scope in source order, not those of the definitions in it."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node is root or not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(reversed(node.children))
+
+
+def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStatement) -> List[ReadingLoop]:
+    """Every `loader.start()` of the scope (after `setter`, the statement that sets its data source) with
+    the loop that reads it; NeedsReview where one has another shape."""
+    found, set_ = [], False
+    for stmt in _own_nodes(site.scope.node):
+        set_ = set_ or stmt is setter
         start = _method_call(stmt, loader, "start")
         if start is None:
             continue
+        if not set_:
+            raise NeedsReview(f"`{loader}.start()` comes before its data source is set")
         block = list(_block_of(site.scope.node, stmt))
         index = next(i for i, s in enumerate(block) if s is stmt) + 1
         while index < len(block) and _plain_assignment(ctx, block[index]):
