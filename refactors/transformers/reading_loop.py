@@ -136,7 +136,7 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[
         raise NeedsReview(f"the reading loop runs {len(runs)} programs: which of them read the loader is not "
                           f"in sight")
     run = runs[0]
-    if call_args.has_star(run) or call_args.get(run, "feed") is not None or \
+    if call_args.has_star(run) or any(call_args.get(run, name) for name in ("feed", "feed_dict")) or \
             sum(arg.keyword is None for arg in run.args) > 1:
         raise NeedsReview("the program run in the reading loop is given a feed of its own")
     body = attempt.body.body
