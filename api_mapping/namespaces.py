@@ -8,3 +8,4 @@ LAYER_BASE = "paddle.fluid.dygraph.Layer"  # the table's main name of 1.8's dygr
 OPTIMIZERS = "paddle.fluid.optimizer."  # the 1.8 namespace of the optimizer classes
 ACTIVATIONS = "paddle.fluid.layers."  # 1.8's `act='relu'` appends the op `relu`: `fluid.layers.relu`
 DATA_VARIABLES = ("paddle.fluid.data", "paddle.fluid.layers.data")  # 1.8's functions making a feed variable
+EOF_EXCEPTIONS = ("paddle.fluid.core.EOFException", "paddle.framework.core.EOFException")  # 1.8's, its 2.x name

@@ -29,13 +29,12 @@ from typing import Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
+from api_mapping.namespaces import EOF_EXCEPTIONS
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import expressions
 from refactors.scopes import descendants, dotted
 from refactors.transformers import emit
-
-EOF_EXCEPTIONS = ("paddle.fluid.core.EOFException", "paddle.framework.core.EOFException")  # (1.8's, 2.x's)
 
 
 @dataclass
