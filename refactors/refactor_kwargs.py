@@ -14,7 +14,7 @@ from api_mapping import ApiEntry
 from refactors import call_args
 from refactors import zero_d
 from refactors.engine import Context, NeedsReview, Site, same_literal
-from refactors.transformers import REGISTRY, lr_decay_elsewhere
+from refactors.transformers import REGISTRY, exec_strategy, lr_decay_elsewhere
 
 NAME = "refactor_kwargs"
 
@@ -23,6 +23,7 @@ def prepare(ctx: Context) -> None:
     """Before the pass: the reads of full reductions' results that their transformer makes scalar."""
     zero_d.plan(ctx)
     lr_decay_elsewhere.plan(ctx)  # steps written before the pass reaches the schedule
+    exec_strategy.plan(ctx)  # statements deleted before the pass reaches the call that drops them
 
 
 def _positionally_bound(entry: ApiEntry, node: cst.Call) -> set:

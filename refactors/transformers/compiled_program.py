@@ -61,6 +61,47 @@ def _arguments(call: cst.Call) -> Dict[str, cst.BaseExpression]:
     return found
 
 
+def _folded(constructor: cst.Call, chained: cst.Call) -> Dict[str, cst.BaseExpression]:
+    """The arguments of `chained` that go into the constructor call; NeedsReview when it cannot be
+    rewritten so (what the transformer and exec_strategy's plan both ask)."""
+    given = _arguments(chained)
+    dropped = [name for name, value in given.items() if name != "build_strategy" and not droppable(value)]
+    if dropped:
+        raise NeedsReview(f"{_METHOD}({dropped[0]}=...) is dropped in the 2.x form and may compute "
+                          f"something; bind it to a name first")
+    if "build_strategy" in given and call_args.get(constructor, "build_strategy") is not None:
+        raise NeedsReview(f"build_strategy is given twice; keep the one of {_METHOD}")
+    return given
+
+
+def argument(chained: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    """The value `chained`, a `with_data_parallel(...)` call, gives parameter `name`, if any."""
+    try:
+        return _arguments(chained).get(name) if _is_method(chained) else None
+    except NeedsReview:
+        return None
+
+
+def converts(ctx: Context, chained: cst.Call) -> bool:
+    """Before the pass: whether the transformer will fold `chained`, a call of the module, into the
+    CompiledProgram constructor it is called on."""
+    constructor = chained.func.value if _is_method(chained) else None  # type: ignore[attr-defined]
+    ref = ctx.resolver.references.get(id(constructor.func)) if isinstance(constructor, cst.Call) else None
+    matched = ctx.entry_of_chain(ctx.resolver.qualname(ref.dotted, ref.scope) or "") if ref is not None else None
+    if matched is None or matched[1] or matched[0].transformer != "compiled_program" \
+            or call_args.has_star(constructor) or len(constructor.args) > 1:  # type: ignore[arg-type]
+        return False  # (a second positional argument is build_strategy, named only later)
+    try:
+        _folded(constructor, chained)  # type: ignore[arg-type]
+    except NeedsReview:
+        return False
+    return True
+
+
+def _is_method(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == _METHOD
+
+
 @register("compiled_program")
 def compiled_program(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     chained = _chained(ctx, site)
@@ -69,14 +110,8 @@ def compiled_program(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpres
             raise NeedsReview(f"{_METHOD} is called on this program elsewhere; Paddle 3 runs it on one device: "
                               f"pass build_strategy to paddle.static.CompiledProgram and drop {_METHOD}")
         return emit.converted(site, emit.finish(ctx, site, node))
-    given = _arguments(chained)
-    dropped = [name for name, value in given.items() if name != "build_strategy" and not droppable(value)]
-    if dropped:
-        raise NeedsReview(f"{_METHOD}({dropped[0]}=...) is dropped in the 2.x form and may compute "
-                          f"something; bind it to a name first")
+    given = _folded(node, chained)
     if "build_strategy" in given:
-        if call_args.get(node, "build_strategy") is not None:
-            raise NeedsReview(f"build_strategy is given twice; keep the one of {_METHOD}")
         node = call_args.add(node, "build_strategy", given["build_strategy"])
     result = emit.converted(site, emit.finish(ctx, site, node))
     ctx.replace(chained, lambda updated: updated.func.value)  # the constructor call, as converted
