@@ -123,3 +123,27 @@ def _blocks(stmt: cst.BaseCompoundStatement) -> Iterator[object]:
         yield final.body
     for case in getattr(stmt, "cases", ()):
         yield case.body
+
+
+def binding_statements(scope: Scope, name: str) -> Optional[List[Tuple[cst.BaseSmallStatement, Optional[int]]]]:
+    """Every binding of `name` in `scope`, when each is an assignment or an import statement of the
+    scope's own code: (statement, None) for `name = value` and `import name`, (statement, i) for the
+    i-th target of `a, name = value`. None when some binding is anything else (a parameter, a loop
+    target, `with ... as`, `global`), which the caller cannot follow."""
+    if name in scope.globals or name in scope.nonlocals or scope.is_class:
+        return None
+    found: List[Tuple[cst.BaseSmallStatement, Optional[int]]] = []
+    for stmt in statements(scope.node):
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign):
+                for target in (t.target for t in small.targets):
+                    if isinstance(target, cst.Name) and target.value == name:
+                        found.append((small, None))
+                    elif isinstance(target, (cst.Tuple, cst.List)) \
+                            and not any(isinstance(el, cst.StarredElement) for el in target.elements):
+                        found.extend((small, i) for i, el in enumerate(target.elements)
+                                     if isinstance(el.value, cst.Name) and el.value.value == name)
+            elif isinstance(small, cst.Import):
+                found.extend((small, None) for alias in small.names
+                             if (alias.evaluated_alias or alias.evaluated_name.split(".")[0]) == name)
+    return found if len(found) == len(scope.bindings.get(name, ())) else None

@@ -23,10 +23,10 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from api_mapping import ApiEntry, ClassFacts, Table
-from refactors import call_args
+from refactors import call_args, state_dicts
 from refactors import findings as F
 from refactors.engine import LEGACY_ROOT, Context, NeedsReview, Site, short_name
-from refactors.local_values import all_statements, assigned_name, bound_once
+from refactors.local_values import all_statements, assigned_name, binding_statements, bound_once
 from refactors.scopes import ImportBinding, Reference, Scope, descendants
 
 _DEPTH = 4  # how many assignments a value is followed through
@@ -230,9 +230,11 @@ def _method_class(scope: Scope) -> Optional[cst.ClassDef]:
 def _plan_method(ctx: Context, kinds: _Kinds, call: cst.Call) -> None:
     attribute = call.func
     assert isinstance(attribute, cst.Attribute)
-    kind = kinds.of(attribute.value, kinds.scope_at(attribute))
+    scope = kinds.scope_at(attribute)
+    kind = kinds.of(attribute.value, scope)
     if kind is None:
-        _plan_unknown(ctx, call)
+        if not _not_paddle(ctx, kinds, attribute.value, scope):
+            _plan_unknown(ctx, call, scope)
         return
     member = kind.facts.members.get(attribute.attr.value) if kind.facts is not None else None
     if member is None or member.kind != "method":
@@ -241,16 +243,18 @@ def _plan_method(ctx: Context, kinds: _Kinds, call: cst.Call) -> None:
     ctx.replace(call, lambda updated: _method(ctx, kind, member, attribute, updated))
 
 
-def _plan_unknown(ctx: Context, call: cst.Call) -> None:
+def _plan_unknown(ctx: Context, call: cst.Call, scope: Optional[Scope]) -> None:
     """A changed method called on an object of unknown kind: reported, and marked, where the call would
-    change were the object a 1.8 one (`other.set_dict(d)`; not `opt.minimize(loss)`)."""
+    change were the object a 1.8 one (`other.set_dict(d)`; not `opt.minimize(loss)`). Converted where
+    every 1.8 class with that method takes the same 2.x call and the argument shows it is one of them
+    (`state_dicts.loaded`)."""
     attribute = call.func
     assert isinstance(attribute, cst.Attribute)
     name = attribute.attr.value
     changing = {}
     for facts in ctx.table.classes.values():
         entry = facts.members.get(name)
-        if entry is not None and entry.kind == "method":
+        if entry is not None and entry.kind == "method" and _fits(entry, call):
             text = _changed_text(ctx, entry, call)
             if text is None:
                 return  # right as it is for some 1.8 class (`clear_gradients()` of a Layer)
@@ -258,6 +262,10 @@ def _plan_unknown(ctx: Context, call: cst.Call) -> None:
     if not changing:
         return
     ctx.track_position(attribute)
+    if len({text for _, text in changing.values()}) == 1 and _takes_loaded_state(ctx, call, changing, scope):
+        entry = min(changing.values(), key=lambda found: found[0].name)[0]
+        ctx.replace(call, lambda updated: _state_method(ctx, entry, attribute, updated))
+        return
     owners: Dict[str, List[str]] = {}
     for owner, (_, text) in sorted(changing.items()):
         owners.setdefault(text, []).append(owner)
@@ -274,13 +282,62 @@ def _plan_unknown(ctx: Context, call: cst.Call) -> None:
     ctx.replace(call, mark)
 
 
-def _changed_text(ctx: Context, entry: ApiEntry, call: cst.Call) -> Optional[str]:
-    """What to write instead, were the call one of this method (None: it is right as it is, or its
-    keywords show it is some other method)."""
+def _not_paddle(ctx: Context, kinds: _Kinds, receiver: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+    """The receiver is no 1.8 object: a module imported by name (`reader.load_dict(path)`), or a plain
+    class of the file (based on `object` alone), an instance of one, or `self` in its methods."""
+    if not isinstance(receiver, cst.Name) or scope is None:
+        return False
+    owner = ctx.resolver.binding_scope(receiver.value, scope)
+    found = binding_statements(owner, receiver.value) if owner is not None else None
+    if found and all(isinstance(stmt, cst.Import) for stmt, _ in found):
+        return ctx.resolver.binding(receiver.value, scope) is None  # not a paddle module
+    cls = kinds._class_named(receiver.value, scope)
+    if cls is None and found and len(found) == 1 and found[0][1] is None:
+        value = found[0][0].value  # type: ignore[attr-defined]
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            cls = kinds._class_named(value.func.value, owner)  # type: ignore[arg-type]
+    method = scope.node
+    if cls is None and isinstance(method, cst.FunctionDef) and owner is scope and not method.decorators \
+            and method.params.params and method.params.params[0].name.value == receiver.value:
+        cls = _method_class(scope)  # `self`
+    return cls is not None and not cls.keywords and all(
+        isinstance(b.value, cst.Name) and b.value.value == "object" for b in cls.bases)
+
+
+def _takes_loaded_state(ctx: Context, call: cst.Call, changing: Dict[str, Tuple[ApiEntry, str]],
+                        scope: Optional[Scope]) -> bool:
+    """The method takes a state dict in 2.x (`set_state_dict`) for every 1.8 class that has it, the call
+    passes one, loaded from a file (`state_dicts.loaded`), and the file defines no method of that name
+    of its own."""
+    name = call.func.attr.value  # type: ignore[attr-defined]
+    if any(entry.update_to != "set_state_dict" for entry, _ in changing.values()) \
+            or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return False
+    if any(isinstance(stmt, cst.FunctionDef) and stmt.name.value == name for stmt in all_statements(ctx.module)):
+        return False
+    return state_dicts.loaded(ctx, call.args[0].value, scope)
+
+
+def _state_method(ctx: Context, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call) -> cst.BaseExpression:
+    """`x.set_dict(state)` of a Layer or an optimizer, whichever `x` is: both become `set_state_dict`
+    (a 1.8 object the shim serves has it too)."""
+    site = _site(ctx, None, entry, attribute)
+    new = _converted_call(ctx, entry, node)
+    site.converted = True
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{entry.name} -> .{entry.update_to} (the argument is "
+                              "a loaded state dict: a Layer's and an optimizer's take the same 2.x call)", True)
+    return new
+
+
+def _fits(entry: ApiEntry, call: cst.Call) -> bool:
+    """The call's keywords are parameters of this method (`include_sublayers=` is no optimizer's)."""
     params = {p.name for p in entry.args_list or () if not p.star}
-    if any(a.keyword is not None and a.keyword.value not in params for a in call.args) \
-            and not any(p.star == "**" for p in entry.args_list or ()):
-        return None
+    return any(p.star == "**" for p in entry.args_list or ()) \
+        or all(a.keyword is None or a.keyword.value in params for a in call.args)
+
+
+def _changed_text(ctx: Context, entry: ApiEntry, call: cst.Call) -> Optional[str]:
+    """What to write instead, were the call one of this method (None: it is right as it is)."""
     if entry.no_equivalent is not None:
         return entry.no_equivalent.suggest
     try:
