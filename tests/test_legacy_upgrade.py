@@ -40,10 +40,9 @@ def test_parse_output_reads_keys_and_numbers():
 # program does when run anyway (through its `import runtime_shim.coexist` line), and the item of
 # issue 11 it needs. What the upgrade leaves must be marked TODO and run through the coexistence line.
 KNOWN_GAPS = {
-    "transformer_resume_dygraph": "leaves a TODO on NoamDecay's scheduler.step(), save_dygraph of the optimizer's "
-                                  "state and optimizer.current_step_lr() (the optimizer comes out of a function's tuple, so "
-                                  "its kind is not known); run anyway, current_step_lr() is AttributeError on "
-                                  "paddle.optimizer.Adam: item 4",
+    "transformer_resume_dygraph": "leaves a TODO on NoamDecay's scheduler.step() and optimizer.current_step_lr() (the "
+                                  "optimizer is a parameter of `train`, so its kind is not known there); run anyway, "
+                                  "current_step_lr() is AttributeError on paddle.optimizer.Adam: item 4",
 }
 
 

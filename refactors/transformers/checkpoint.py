@@ -19,11 +19,13 @@ import libcst as cst
 from api_mapping.namespaces import OPTIMIZERS
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
+from refactors.local_values import binding_statements, bound_once, statements
 from refactors.scopes import Scope, dotted
 from refactors.statement_visitor import StatementVisitor
 from refactors.transformers import SCOPE, bind, emit, register
 
 PARAMS, OPTIMIZER = ".pdparams", ".pdopt"
+_DEPTH = 6  # how many assignments and returns a value is followed through
 
 
 class _Assignments(StatementVisitor):
@@ -85,10 +87,16 @@ def _assigned(ctx: Context, scope: Scope, name: str) -> List[Optional[cst.BaseEx
     return values  # type: ignore[return-value]
 
 
-def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression) -> Optional[str]:
-    """PARAMS or OPTIMIZER for an expression built by a Layer/optimizer constructor, else None."""
+def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+    """PARAMS or OPTIMIZER for an expression built by a Layer/optimizer constructor (or returned by a
+    function of the module that returns one), else None."""
+    if depth > _DEPTH:
+        return None
     if isinstance(node, cst.Name):
-        kinds = {_kind_of_object(ctx, scope, v) if v is not None else None for v in _assigned(ctx, scope, node.value)}
+        kinds = {_kind_of_object(ctx, scope, v, depth + 1) if v is not None else None
+                 for v in _assigned(ctx, scope, node.value)}
+        if kinds == {None}:
+            return _unpacked_kind(ctx, scope, node.value, depth)
         return kinds.pop() if len(kinds) == 1 else None
     if not isinstance(node, cst.Call):
         return None
@@ -96,6 +104,10 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression) -> Opt
     if chain is None:
         return None
     qualname = ctx.resolver.qualname(chain, scope)
+    if qualname is None and "." not in chain:
+        returned = _returned_kind(ctx, chain, None, depth)
+        if returned is not None:
+            return returned
     if qualname is not None:
         entry = ctx.table.lookup(qualname)
         if entry is None:
@@ -109,6 +121,42 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression) -> Opt
     if local is not None and emit.is_layer_class(ctx, local, ctx.resolver.module_scope):
         return PARAMS
     return None
+
+
+def _unpacked_kind(ctx: Context, scope: Scope, name: str, depth: int) -> Optional[str]:
+    """The kind of `name` where every binding of it unpacks a call of a function of the module
+    (`model, opt = build()`) whose every return gives that element one kind."""
+    owner = ctx.resolver.binding_scope(name, scope)
+    found = binding_statements(owner, name) if owner is not None else None
+    kinds = set()
+    for stmt, index in found or ():
+        call = stmt.value if isinstance(stmt, cst.Assign) and index is not None else None
+        chain = dotted(call.func) if isinstance(call, cst.Call) else None
+        kinds.add(_returned_kind(ctx, chain, index, depth) if chain is not None and "." not in chain else None)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _returned_kind(ctx: Context, name: str, index: Optional[int], depth: int) -> Optional[str]:
+    """The kind of what the module's function `name` returns (element `index` of the tuple it returns)."""
+    module = ctx.resolver.module_scope
+    function = next((stmt for stmt in ctx.module.body if isinstance(stmt, cst.FunctionDef)
+                     and stmt.name.value == name), None)
+    inner = ctx.resolver.scopes.get(id(function)) if function is not None and bound_once(module, name) else None
+    if inner is None:
+        return None
+    ctx.reads(function, into_definitions=False)  # type: ignore[arg-type]
+    kinds = set()
+    for stmt in statements(function):  # type: ignore[arg-type]
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if not isinstance(small, cst.Return):
+                continue
+            value = small.value
+            if index is not None:
+                elements = value.elements if isinstance(value, cst.Tuple) else ()
+                value = elements[index].value if index < len(elements) and not any(
+                    isinstance(e, cst.StarredElement) for e in elements) else None
+            kinds.add(_kind_of_object(ctx, inner, value, depth + 1) if value is not None else None)
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _state_dict_kind(ctx: Context, scope: Scope, node: cst.BaseExpression, depth: int = 0) -> Optional[str]:
