@@ -105,7 +105,7 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression, depth:
         return None
     qualname = ctx.resolver.qualname(chain, scope)
     if qualname is None and "." not in chain:
-        returned = _returned_kind(ctx, chain, None, depth)
+        returned = _returned_kind(ctx, scope, chain, None, depth)
         if returned is not None:
             return returned
     if qualname is not None:
@@ -132,13 +132,16 @@ def _unpacked_kind(ctx: Context, scope: Scope, name: str, depth: int) -> Optiona
     for stmt, index in found or ():
         call = stmt.value if isinstance(stmt, cst.Assign) and index is not None else None
         chain = dotted(call.func) if isinstance(call, cst.Call) else None
-        kinds.add(_returned_kind(ctx, chain, index, depth) if chain is not None and "." not in chain else None)
+        kinds.add(_returned_kind(ctx, owner, chain, index, depth) if chain is not None and "." not in chain else None)
     return kinds.pop() if len(kinds) == 1 else None
 
 
-def _returned_kind(ctx: Context, name: str, index: Optional[int], depth: int) -> Optional[str]:
-    """The kind of what the module's function `name` returns (element `index` of the tuple it returns)."""
+def _returned_kind(ctx: Context, scope: Scope, name: str, index: Optional[int], depth: int) -> Optional[str]:
+    """The kind of what the module's function `name`, called in `scope`, returns (element `index` of the
+    tuple it returns)."""
     module = ctx.resolver.module_scope
+    if ctx.resolver.binding_scope(name, scope) is not module:  # (a part left unparsed that binds it is parsed)
+        return None
     function = next((stmt for stmt in ctx.module.body if isinstance(stmt, cst.FunctionDef)
                      and stmt.name.value == name), None)
     inner = ctx.resolver.scopes.get(id(function)) if function is not None and bound_once(module, name) else None
