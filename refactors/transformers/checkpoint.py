@@ -16,7 +16,7 @@ from typing import List, Optional
 
 import libcst as cst
 
-from api_mapping.namespaces import OPTIMIZERS
+from api_mapping.namespaces import LAYER_BASE, OPTIMIZERS
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import binding_statements, bound_once, statements
@@ -114,8 +114,10 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression, depth:
             return None
         if entry.name.startswith(OPTIMIZERS):
             return OPTIMIZER
-        if entry.kind == "class" and (entry.update_to or "").startswith("paddle.nn."):
-            return PARAMS
+        facts = ctx.table.class_facts(entry.name) if entry.kind == "class" else None
+        if facts is not None and facts is ctx.table.class_facts(LAYER_BASE) or \
+                entry.kind == "class" and (entry.update_to or "").startswith("paddle.nn."):
+            return PARAMS  # a Layer (`DataParallel(model)` too: its state dict is the model's)
         return None
     local = emit.module_class(ctx, chain) if "." not in chain else None
     if local is not None and emit.is_layer_class(ctx, local, ctx.resolver.module_scope):
