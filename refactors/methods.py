@@ -33,16 +33,16 @@ _DEPTH = 4  # how many assignments a value is followed through
 
 
 class _Kind:
-    """What an expression holds: the class facts, and the node whose conversion made it a 2.x object
-    (a call of a 1.8 API, or the 1.8 base of a class of the file). Without facts: a 2.x object
-    (`paddle.nn.Linear(...)`, a class of the file derived from `paddle.nn.Layer`), whose methods are
-    2.x methods already."""
+    """What an expression holds: the class facts, and the nodes whose conversion made it a 2.x object
+    (a call of a 1.8 API, or the 1.8 base of a class of the file; one per assignment of a name bound
+    more than once). Without facts: a 2.x object (`paddle.nn.Linear(...)`, a class of the file derived
+    from `paddle.nn.Layer`), whose methods are 2.x methods already."""
 
-    def __init__(self, facts: Optional[ClassFacts], maker: Optional[cst.CSTNode]) -> None:
-        self.facts, self.maker = facts, maker
+    def __init__(self, facts: Optional[ClassFacts], *makers: cst.CSTNode) -> None:
+        self.facts, self.makers = facts, makers
 
 
-_MODERN = _Kind(None, None)
+_MODERN = _Kind(None)
 
 
 def plan(ctx: Context) -> None:
@@ -174,7 +174,7 @@ class _Kinds:
         if isinstance(expr, cst.Name):
             owner = _owner(scope, expr.value, ctx)
             if owner is None:
-                return None
+                return self._of_every_binding(expr.value, scope, depth)
             value = self.values.get((id(owner.node), expr.value))
             return self.of(value, self._scope_of_value(value), depth + 1) if value is not None else None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
@@ -186,6 +186,18 @@ class _Kinds:
             if len(assigned) == 1 and assigned[0][0] is not None:
                 return self.of(assigned[0][0], assigned[0][1], depth + 1)
         return None
+
+    def _of_every_binding(self, name: str, scope: Scope, depth: int) -> Optional[_Kind]:
+        """A name bound more than once, each time by `name = value` of one kind (`opt = Adam(...)` on
+        both branches of an `if`)."""
+        owner = self.ctx.resolver.binding_scope(name, scope)
+        found = binding_statements(owner, name) if owner is not None else None
+        if not found or any(index is not None or not isinstance(stmt, cst.Assign) for stmt, index in found):
+            return None
+        kinds = [self.of(stmt.value, owner, depth + 1) for stmt, _ in found]  # type: ignore[attr-defined]
+        if any(kind is None or kind.facts is not kinds[0].facts for kind in kinds):  # type: ignore[union-attr]
+            return None
+        return _Kind(kinds[0].facts, *(maker for kind in kinds for maker in kind.makers))  # type: ignore[union-attr]
 
     def _class_named(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
         owner = _owner(scope, name, self.ctx)
@@ -354,7 +366,7 @@ def _changed_text(ctx: Context, entry: ApiEntry, call: cst.Call) -> Optional[str
 
 
 def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call) -> cst.BaseExpression:
-    if not ctx.was_converted(kind.maker):
+    if not all(ctx.was_converted(maker) for maker in kind.makers):
         return node  # a 1.8 object runtime_shim serves, with its 1.8 methods
     site = _site(ctx, kind, entry, attribute)
     if entry.no_equivalent is not None:
