@@ -20,12 +20,13 @@ import libcst as cst
 from libcst.helpers import parse_template_expression
 
 from api_mapping import ApiEntry, Table
-from refactors import constants, cpython, findings as F, kept_comments
+from refactors import constants, cpython, findings as F, kept_comments, tree_index
 from refactors.findings import Finding
 from refactors.fast import Plain, WholeModuleNeeded
 from refactors.scopes import Analysis, ImportBinding, Reference, Scope, analyse, descendants
 from refactors.local_values import all_statements, consecutive
 from refactors.todo_comments import Mark, attach
+from refactors.tree_index import TreeIndex
 
 LEGACY_ROOT = "paddle.fluid"
 STATIC_LAYERS = "paddle.static.nn."  # 2.x layer functions that assert static mode
@@ -107,6 +108,7 @@ class Context:
     memo: Dict[object, object] = field(default_factory=dict)  # what a transformer learnt about this module
     shim: bool = True  # legacy uses left run through runtime_shim (coexistence); False: pure 2.x text
     site: Optional[Site] = None  # the call site whose hooks are running (the names its arguments read)
+    other_modules: Optional[TreeIndex] = None  # the classes the tree's other modules define (None: no path known)
 
     def finish(self, site: Site, node: Optional[cst.CSTNode] = None) -> None:
         """Record the site's outcome once: converted, or left with its reason. A use left as it was is
@@ -657,19 +659,22 @@ class Outcome:
     findings: List[Finding]
     sites: List[Site]
     reproduces: Optional[bool] = None  # None when the module was returned untouched
+    reads: Dict[str, str] = field(default_factory=dict)  # other modules of the tree consulted -> SHA-256
 
 
 def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members, way: Plain,
-        shim: bool = True) -> Outcome:
+        shim: bool = True, origin: Optional[str] = None) -> Outcome:
     """Upgrade one module, parsed by `way`, with the given ordered steps. A failure of a step is an
     `InternalError` naming the line of the use site it was upgrading. `shim`: the legacy uses left run
-    through runtime_shim (coexistence)."""
+    through runtime_shim (coexistence). `origin`: the module's path, where the other modules of its
+    tree may tell what its imported classes are (`refactors.tree_index`)."""
     resolver = analyse(module, star_members, way.stub_lines if way.partial else None)
     if not resolver.imports:
         return Outcome(module, [], [])
     resolver.unparsed = way.provide_binding if way.partial else None
+    others = TreeIndex(origin, tree_index.classifier(table)) if origin else None
     ctx = Context(table=table, module=module, resolver=resolver,
-                  enabled=tuple(getattr(s, "NAME") for s in steps), way=way, shim=shim)
+                  enabled=tuple(getattr(s, "NAME") for s in steps), way=way, shim=shim, other_modules=others)
     upgrader = None
     try:
         upgrader = Upgrader(ctx, steps)
@@ -678,4 +683,4 @@ def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_memb
         raise
     except Exception as exc:
         raise InternalError(upgrader.line if upgrader is not None else 1, exc) from exc
-    return Outcome(new, ctx.findings, ctx.sites, upgrader.reproduces)
+    return Outcome(new, ctx.findings, ctx.sites, upgrader.reproduces, dict(others.reads) if others else {})

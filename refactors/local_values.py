@@ -127,7 +127,7 @@ def _blocks(stmt: cst.BaseCompoundStatement) -> Iterator[object]:
 
 def binding_statements(scope: Scope, name: str) -> Optional[List[Tuple[cst.BaseSmallStatement, Optional[int]]]]:
     """Every binding of `name` in `scope`, when each is an assignment or an import statement of the
-    scope's own code: (statement, None) for `name = value` and `import name`, (statement, i) for the
+    scope's own code: (statement, None) for `name = value` and imports, (statement, i) for the
     i-th target of `a, name = value`. None when some binding is anything else (a parameter, a loop
     target, `with ... as`, `global`), which the caller cannot follow."""
     if name in scope.globals or name in scope.nonlocals or scope.is_class:
@@ -146,4 +146,7 @@ def binding_statements(scope: Scope, name: str) -> Optional[List[Tuple[cst.BaseS
             elif isinstance(small, cst.Import):
                 found.extend((small, None) for alias in small.names
                              if (alias.evaluated_alias or alias.evaluated_name.split(".")[0]) == name)
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                found.extend((small, None) for alias in small.names
+                             if (alias.evaluated_alias or alias.evaluated_name) == name)
     return found if len(found) == len(scope.bindings.get(name, ())) else None

@@ -23,11 +23,11 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from api_mapping import ApiEntry, ClassFacts, Table
-from refactors import call_args, state_dicts
+from refactors import call_args, state_dicts, tree_index
 from refactors import findings as F
 from refactors.engine import LEGACY_ROOT, Context, NeedsReview, Site, short_name
 from refactors.local_values import all_statements, assigned_name, binding_statements, bound_once
-from refactors.scopes import ImportBinding, Reference, Scope, descendants
+from refactors.scopes import ImportBinding, Reference, Scope, descendants, dotted
 
 _DEPTH = 4  # how many assignments a value is followed through
 
@@ -167,10 +167,12 @@ class _Kinds:
             ref = ctx.resolver.references.get(id(expr.func))
             if ref is not None:
                 return self._made_by(ref, expr)
-            if isinstance(expr.func, cst.Name):
-                cls = self._class_named(expr.func.value, scope)
-                return self._of_class(cls) if cls is not None else None
-            return None
+            cls = self._class_named(expr.func.value, scope) if isinstance(expr.func, cst.Name) else None
+            if cls is not None:
+                return self._of_class(cls)
+            chain = dotted(expr.func)
+            facts = tree_index.imported_class(ctx, chain, scope) if chain is not None else None
+            return _Kind(ctx.table.classes[facts]) if facts is not None else None  # a class of another module
         if isinstance(expr, cst.Name):
             owner = _owner(scope, expr.value, ctx)
             if owner is None:

@@ -6,7 +6,7 @@ made of a use site. All API knowledge comes from `api_mapping`.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Set
 
@@ -74,6 +74,7 @@ class Result:
     reproduces: Optional[bool] = None  # libcst gives the input back byte for byte (None: module untouched)
     way: str = "plain"  # the way that made it (refactors.fast)
     fast_failure: str = ""  # when the fast way failed and the plain way ran: the fast way's traceback
+    reads: Dict[str, str] = field(default_factory=dict)  # other modules of the tree consulted -> SHA-256
 
     @property
     def legacy_sites(self) -> int:
@@ -94,20 +95,22 @@ def select(names: Optional[Sequence[str]] = None):
     return tuple(step for step in PIPELINE if step.NAME in names)
 
 
-def _run(way: fast.Plain, steps, shim: bool = True) -> Result:
+def _run(way: fast.Plain, steps, shim: bool = True, origin: Optional[str] = None) -> Result:
     """Parse, upgrade and generate the code, all the given way."""
     module = way.parse()
-    outcome = engine.run(module, table(), steps, star_members, way, shim)
+    outcome = engine.run(module, table(), steps, star_members, way, shim, origin)
     unchanged = outcome.reproduces is None
     code = way.source if unchanged else way.code(outcome.module)
-    return Result(outcome.module, code, outcome.findings, outcome.sites, unchanged, outcome.reproduces, way.name)
+    return Result(outcome.module, code, outcome.findings, outcome.sites, unchanged, outcome.reproduces, way.name,
+                  reads=outcome.reads)
 
 
 def upgrade_code(source: str, names: Optional[Sequence[str]] = None, shim: bool = True,
-                 tree: Optional[ast.Module] = None, way: Optional[str] = None) -> Result:
+                 tree: Optional[ast.Module] = None, way: Optional[str] = None, origin: Optional[str] = None) -> Result:
     """Upgrade Python 3 source text; `tree`, CPython's parse of it, spares work when at hand.
     `shim`: the legacy uses the upgrade leaves run through runtime_shim (coexistence); False gives pure
-    2.x text, the leftovers only marked.
+    2.x text, the leftovers only marked. `origin`: the text's path, where the modules beside it may
+    tell what the classes it imports are (`refactors.tree_index`; `Result.reads` lists those read).
 
     By default the fast way runs, and on any exception there the plain way (refactors.fast);
     `way="plain"` or `way="fast"` runs that one only. Raises libcst.ParserSyntaxError when the text
@@ -116,7 +119,7 @@ def upgrade_code(source: str, names: Optional[Sequence[str]] = None, shim: bool 
     steps = select(names)
 
     def run(way: fast.Plain) -> Result:
-        return _run(way, steps, shim)
+        return _run(way, steps, shim, origin)
     if way == "plain":
         return run(fast.Plain(source))
     if way == "fast":

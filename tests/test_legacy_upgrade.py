@@ -59,7 +59,7 @@ def assert_leftovers_marked(result: "refactors.Result") -> None:
 def test_upgraded_program_matches_1_8(program: Path, tmp_path: Path) -> None:
     codes = []
     for source in source_files(program):
-        result = refactors.upgrade_code(source.read_text(encoding="utf-8"))
+        result = refactors.upgrade_code(source.read_text(encoding="utf-8"), origin=str(source))
         assert_leftovers_marked(result)
         upgraded = tmp_path / source.relative_to(entry_script(program).parent)
         upgraded.parent.mkdir(parents=True, exist_ok=True)

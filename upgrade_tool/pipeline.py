@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import warnings
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import refactors
 from refactors import findings as F
@@ -52,6 +52,7 @@ class TextOutcome:
     sites: List[SiteInfo] = field(default_factory=list)
     python2_fixers: Optional[Tuple[str, ...]] = None  # set when the Python 2 pre-pass was needed
     fast_failure: str = ""  # the fast way failed and the plain way upgraded the text: its traceback
+    reads: Dict[str, str] = field(default_factory=dict)  # other modules of the tree consulted -> SHA-256
 
 
 def syntax_error(text: str) -> Optional[SyntaxError]:
@@ -145,13 +146,14 @@ def _site_info(site, lines: List[str], enabled: Sequence[str]) -> SiteInfo:
 
 
 def upgrade_text(text: str, names: Optional[Sequence[str]] = None, shim: bool = True,
-                 way: Optional[str] = None) -> TextOutcome:
+                 way: Optional[str] = None, origin: Optional[str] = None) -> TextOutcome:
     """Upgrade Python source text. Raises FileFailure when it cannot be parsed or upgraded safely.
     `shim`: the legacy uses the upgrade leaves run through runtime_shim (see refactors.upgrade_code).
 
     Text that never mentions paddle cannot import it: it is returned as it is, without being parsed
     (a third of a typical repository, Python 2 leftovers and broken scripts included). `way`: as
     `refactors.upgrade_code` takes it (the tests compare the ways; the default is the one to use).
+    `origin`: the file's path, where the modules beside it tell what the classes it imports are.
     """
     if PADDLE_MARK not in text:
         return TextOutcome(text)
@@ -175,14 +177,14 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None, shim: bool = 
     body, tail = split_tail(work)
     original_body = body
     try:
-        result = _upgrade_body(body, names, tree, shim, way)
+        result = _upgrade_body(body, names, tree, shim, way, origin)
         tab_line = 0
     except _LibcstMismatch:
         body, tab_line = expand_tab_indents(body)
         if not tab_line:
             raise
         try:
-            result = _upgrade_body(body, names, None, shim, way)
+            result = _upgrade_body(body, names, None, shim, way, origin)
         except _LibcstMismatch:
             raise FileFailure(f"libcst cannot parse this file's indentation (tabs mixed with spaces from "
                               f"line {tab_line})", tab_line) from None
@@ -193,7 +195,7 @@ def upgrade_text(text: str, names: Optional[Sequence[str]] = None, shim: bool = 
     new = new_body + tail
     lines = work.splitlines()
     outcome = TextOutcome(text, list(result.findings), [_site_info(s, lines, enabled) for s in result.sites],
-                          fast_failure=result.fast_failure)
+                          fast_failure=result.fast_failure, reads=result.reads)
     if new == work:  # nothing upgraded: keep the original, even if the 2to3 pre-pass changed it
         if fixers is not None:
             outcome.python2_fixers = fixers
@@ -219,14 +221,14 @@ class _LibcstMismatch(FileFailure):
 
 
 def _upgrade_body(text: str, names: Optional[Sequence[str]], tree: Optional[ast.Module],
-                  shim: bool, way: Optional[str]) -> "refactors.Result":
+                  shim: bool, way: Optional[str], origin: Optional[str] = None) -> "refactors.Result":
     """Upgrade the text: the fast way, and on any exception there the plain way (refactors.fast).
     Parse, upgrade and code generation are inside this one boundary."""
     import libcst as cst  # here, not at the top: the CLI's main process never parses (see refactors/__init__)
     from refactors.engine import InternalError
 
     try:
-        result = refactors.upgrade_code(text, names or None, shim, tree, way)
+        result = refactors.upgrade_code(text, names or None, shim, tree, way, origin)
     except cst.ParserSyntaxError as exc:
         raise _LibcstMismatch(f"libcst cannot parse line {exc.raw_line}: {exc.message}", exc.raw_line) from None
     except (RecursionError, MemoryError):

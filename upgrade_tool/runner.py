@@ -68,6 +68,7 @@ class FileResult:
     seconds: float = 0.0
     python2_fixers: Optional[Tuple[str, ...]] = None
     detail: str = ""  # a traceback, shown at --log-level DEBUG
+    reads: Dict[str, str] = field(default_factory=dict)  # other modules the result depends on -> SHA-256
 
     @property
     def converted(self) -> int:
@@ -126,7 +127,7 @@ def _process(job: Job, options: Options) -> FileResult:
         return _upgrade(job, data, options)
     name = cache.key(options, job.kind, data)
     entry = cache.load(options.cache_dir, name)
-    if entry is not None:
+    if entry is not None and _unchanged_reads(entry, job):
         return _from_entry(entry, job, data)
     result = _upgrade(job, data, options)
     cache.store(options.cache_dir, name, _to_entry(result))
@@ -152,6 +153,18 @@ def _upgrade(job: Job, data: bytes, options: Options) -> FileResult:
         return result
 
 
+def _unchanged_reads(entry: Dict[str, Any], job: Job) -> bool:
+    """The other modules a cached result read (relative to the file's directory) are as they were."""
+    here = os.path.dirname(job.path)
+    for relative, digest in entry.get("reads", {}).items():
+        try:
+            if sha256(read_bytes(os.path.join(here, relative))) != digest:
+                return False
+        except OSError:
+            return False
+    return True
+
+
 def _to_entry(result: FileResult) -> Dict[str, Any]:
     """What a result says about a file's bytes, without the path it was computed for."""
     return {
@@ -163,6 +176,8 @@ def _to_entry(result: FileResult) -> Dict[str, Any]:
         "diff_encoding": result.diff_encoding,
         "python2_fixers": result.python2_fixers,
         "hashed": bool(result.old_sha256),  # failures carry no hash of the bytes
+        "reads": {os.path.relpath(path, os.path.dirname(result.job.path)): digest
+                  for path, digest in result.reads.items()} if result.job is not None else {},
     }
 
 
@@ -191,15 +206,17 @@ def _finish(job: Job, data: bytes, new_data: bytes, old_text: str, new_text: str
 
 def _python(job: Job, data: bytes, options: Options) -> FileResult:
     decoded = source_io.decode(data)
-    outcome = upgrade_text(source_io.to_parser_text(decoded), options.names, options.shim)
+    outcome = upgrade_text(source_io.to_parser_text(decoded), options.names, options.shim, origin=job.path)
     new_text = source_io.from_parser_text(outcome.text, decoded)
     if new_text == decoded.text:
         new_data = data
     else:
         new_data = source_io.encode(new_text, decoded)
     bom = "\ufeff" if decoded.bom else ""
-    return _noted(_finish(job, data, new_data, bom + decoded.text, bom + new_text, outcome.findings, outcome.sites,
-                          decoded.encoding, outcome.python2_fixers), outcome.fast_failure)
+    result = _finish(job, data, new_data, bom + decoded.text, bom + new_text, outcome.findings, outcome.sites,
+                     decoded.encoding, outcome.python2_fixers)
+    result.reads = outcome.reads
+    return _noted(result, outcome.fast_failure)
 
 
 def _noted(result: FileResult, fast_failure: str) -> FileResult:

@@ -17,7 +17,7 @@ from typing import List, Optional
 import libcst as cst
 
 from api_mapping.namespaces import LAYER_BASE, OPTIMIZERS
-from refactors import call_args
+from refactors import call_args, tree_index
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import binding_statements, bound_once, statements
 from refactors.scopes import Scope, dotted
@@ -120,9 +120,12 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression, depth:
             return PARAMS  # a Layer (`DataParallel(model)` too: its state dict is the model's)
         return None
     local = emit.module_class(ctx, chain) if "." not in chain else None
-    if local is not None and emit.is_layer_class(ctx, local, ctx.resolver.module_scope):
+    if local is not None:
+        return PARAMS if emit.is_layer_class(ctx, local, ctx.resolver.module_scope) else None
+    facts = tree_index.imported_class(ctx, chain, scope)  # a class of another module of the tree
+    if facts is not None and facts == ctx.table.class_facts(LAYER_BASE).name:  # type: ignore[union-attr]
         return PARAMS
-    return None
+    return OPTIMIZER if facts is not None and facts.startswith(OPTIMIZERS) else None
 
 
 def _unpacked_kind(ctx: Context, scope: Scope, name: str, depth: int) -> Optional[str]:

@@ -1,0 +1,222 @@
+"""What the other modules of the tree being upgraded define: which of their top-level classes derive,
+through any number of modules of the tree, from a 1.8 (or 2.x) Layer or optimizer class.
+
+`from network import Net` in `train.py` makes `Net()` a Layer when `network.py`, beside it, defines
+`class Net(fluid.dygraph.Layer)`, or `class Net(Base)` with such a `Base`. Modules are found the way
+Python finds them for a script: beside the file (the script's directory comes first on `sys.path`),
+relative imports in the file's package; a module found nowhere in the tree (an installed package, a
+`sys.path` entry set at run time) leaves the class unknown. Each module is read with CPython's
+parser once per process (keyed by path, size and modification time), so each worker of a parallel
+run reads what it needs itself. The modules read are recorded with their SHA-256 (`reads`): a result
+that depends on them is valid only while they are unchanged (the content cache checks them).
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Dict, Optional, Tuple
+
+_DEPTH = 8  # how many classes and modules a base is followed through
+
+
+@dataclass(frozen=True)
+class _Module:
+    """A module's top-level classes (name -> each base as dotted text, None where it is not a name) and
+    the names its imports bind (name -> (module, member or None, level)), each bound once."""
+
+    classes: Dict[str, Tuple[Optional[str], ...]]
+    imports: Dict[str, Tuple[str, Optional[str], int]]
+    sha256: str
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return head + "." + node.attr if head is not None else None
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _read(path: str, mtime_ns: int, size: int) -> Optional[_Module]:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        tree = ast.parse(data)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    bound: Dict[str, int] = {}
+    classes: Dict[str, Tuple[Optional[str], ...]] = {}
+    imports: Dict[str, Tuple[str, Optional[str], int]] = {}
+    for stmt in tree.body:
+        names = []
+        if isinstance(stmt, ast.ClassDef):
+            names = [stmt.name]
+            if not stmt.keywords:  # a metaclass may make it anything
+                classes[stmt.name] = tuple(_dotted(b) for b in stmt.bases)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                name = alias.asname or alias.name.split(".")[0]
+                names.append(name)
+                imports[name] = (alias.name if alias.asname else name, None, 0)
+        elif isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                if alias.name == "*":
+                    return None  # any name may come from it
+                names.append(alias.asname or alias.name)
+                imports[alias.asname or alias.name] = (stmt.module or "", alias.name, stmt.level)
+        else:
+            names = [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names.append(stmt.name)
+            names.extend(n for s in ast.walk(stmt) if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names)
+        for name in names:
+            bound[name] = bound.get(name, 0) + 1
+    once = {name for name, count in bound.items() if count == 1}
+    return _Module({k: v for k, v in classes.items() if k in once}, {k: v for k, v in imports.items() if k in once},
+                   hashlib.sha256(data).hexdigest())
+
+
+@dataclass
+class TreeIndex:
+    """The classes of the tree around one module (`origin`, a path); `classify` names the class facts
+    of a fully qualified paddle class (`paddle.fluid.dygraph.Linear`, `paddle.nn.Linear`), or None."""
+
+    origin: str
+    classify: Callable[[str], Optional[str]]
+    reads: Dict[str, str] = field(default_factory=dict)  # path of each module consulted -> its SHA-256
+
+    def imported_class(self, module: str, member: Optional[str], level: int, name: str) -> Optional[str]:
+        """The class facts of class `name` of the module the origin imports as `from <level dots><module>
+        import <member>` (member None: `import <module>`; `name` is then read as an attribute of it)."""
+        return self._class(os.path.abspath(self.origin), (module, member, level), name, 0)
+
+    def _class(self, importer: str, imported: Tuple[str, Optional[str], int], name: str, depth: int) -> Optional[str]:
+        module, member, level = imported
+        if member is not None:  # `from m import member`: a module `m.member`, or a name of `m`
+            found = self._module(importer, f"{module}.{member}" if module else member, level)
+            if found is not None:
+                return self._defined(found, name, depth)
+            found = self._module(importer, module, level)
+            return self._defined(found, member, depth) if found is not None and name == member else None
+        found = self._module(importer, module, level)
+        return self._defined(found, name, depth) if found is not None else None
+
+    def _defined(self, found: Tuple[str, _Module], name: str, depth: int) -> Optional[str]:
+        """The facts of class `name` of a module: its first base that has some."""
+        path, module = found
+        bases = module.classes.get(name)
+        if bases is None or depth > _DEPTH:
+            return None
+        for base in bases:
+            if base is None:
+                continue
+            head, _, rest = base.partition(".")
+            if head in module.classes and not rest:
+                facts = self._defined(found, head, depth + 1)
+            elif head in module.imports:
+                imported_module, member, level = module.imports[head]
+                qualname = (f"{imported_module}.{member}" if member else imported_module) + ("." + rest if rest else "")
+                if qualname.split(".")[0] == "paddle":
+                    facts = self.classify(qualname) if level == 0 else None
+                elif member is None:
+                    facts = self._class(path, (imported_module, None, level), rest, depth + 1) if rest else None
+                elif not rest:
+                    facts = self._class(path, (imported_module, member, level), member, depth + 1)
+                else:
+                    facts = self._class(path, (imported_module, member, level), rest, depth + 1)
+            else:
+                facts = None
+            if facts is not None:
+                return facts
+        return None
+
+    def _module(self, importer: str, dotted: str, level: int) -> Optional[Tuple[str, _Module]]:
+        """The module `dotted` as `importer` imports it: relative to its package, or beside the origin
+        (the script's directory) or the importer."""
+        if not dotted and not level:
+            return None
+        parts = dotted.split(".") if dotted else []
+        if level:
+            base = os.path.dirname(importer)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            roots = [base]
+        else:
+            roots = list(dict.fromkeys([os.path.dirname(os.path.abspath(self.origin)), os.path.dirname(importer)]))
+        for root in roots:
+            stem = os.path.join(root, *parts)
+            for path in (stem + ".py", os.path.join(stem, "__init__.py")):
+                try:
+                    stat = os.stat(path)
+                except OSError:
+                    continue
+                module = _read(path, stat.st_mtime_ns, stat.st_size)
+                if module is None:
+                    return None
+                self.reads[path] = module.sha256
+                return path, module
+        return None
+
+
+_CLASSIFIERS: Dict[int, Callable[[str], Optional[str]]] = {}
+
+
+def classifier(table) -> Callable[[str], Optional[str]]:
+    """For a table: a paddle class's fully qualified name (1.8, or its 2.x class) -> the name of the
+    class facts its objects have (`paddle.fluid.dygraph.layers.Layer`), or None."""
+    found = _CLASSIFIERS.get(id(table))
+    if found is None:
+        modern: Dict[str, str] = {}
+        for facts in table.classes.values():
+            modern[facts.update_to] = facts.name
+            for name in facts.instances:
+                entry = table.lookup(name)
+                if entry is not None and entry.kind == "class" and entry.update_to:
+                    modern.setdefault(entry.update_to, facts.name)
+
+        def classify(qualname: str) -> Optional[str]:
+            entry = table.lookup(qualname)
+            if entry is not None:
+                facts = table.class_facts(entry.name) if entry.kind == "class" else None
+                return facts.name if facts is not None and entry.name in facts.instances else None
+            return modern.get(qualname)
+        found = _CLASSIFIERS[id(table)] = classify
+    return found
+
+
+def imported_class(ctx, chain: str, scope) -> Optional[str]:
+    """The class facts of the class that `chain` (`Net`, `nets.CNN`), read in `scope` of the module
+    being upgraded (a `refactors.engine.Context`), names: a class another module of the tree defines,
+    imported once by the statement that binds the chain's first name."""
+    import libcst as cst
+
+    from refactors.local_values import binding_statements
+    from refactors.scopes import dotted
+
+    if ctx.other_modules is None or scope is None:
+        return None
+    head, _, rest = chain.partition(".")
+    if "." in rest:
+        return None
+    owner = ctx.resolver.binding_scope(head, scope)
+    found = binding_statements(owner, head) if owner is not None else None
+    if not found or len(found) != 1:
+        return None
+    stmt = found[0][0]
+    if isinstance(stmt, cst.Import) and rest:
+        alias = next(a for a in stmt.names if (a.evaluated_alias or a.evaluated_name.split(".")[0]) == head)
+        if alias.asname is None and "." in alias.evaluated_name:
+            return None  # `import a.b` binds `a`
+        return ctx.other_modules.imported_class(alias.evaluated_name, None, 0, rest)
+    if isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
+        alias = next(a for a in stmt.names if (a.evaluated_alias or a.evaluated_name) == head)
+        module = dotted(stmt.module) if stmt.module is not None else ""
+        if module is None:
+            return None
+        return ctx.other_modules.imported_class(module, alias.evaluated_name, len(stmt.relative), rest or alias.evaluated_name)
+    return None

@@ -1,0 +1,120 @@
+"""refactors/tree_index.py: the kind of a class another module of the tree defines, read from that module
+(and the modules its bases come from), and what depends on it: save_dygraph's suffix, the 2.x methods,
+the content cache."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import refactors
+from upgrade_tool import runner
+from upgrade_tool.discovery import PYTHON, Job
+
+NETWORK = """\
+import paddle.fluid as fluid
+from paddle.fluid.dygraph import Layer
+
+
+class Net(fluid.dygraph.Layer):
+    pass
+
+
+class Other(Layer):
+    pass
+
+
+class Plain(object):
+    pass
+
+
+class Twice(Layer):
+    pass
+
+
+Twice = None
+"""
+DERIVED = """\
+from network import Net
+
+
+class Deeper(Net):
+    pass
+"""
+OPTIMIZERS = """\
+import paddle
+
+
+class Tuned(paddle.optimizer.Adam):
+    pass
+"""
+
+
+def _tree(root: Path, files: dict) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def _save(imports: str, maker: str) -> str:
+    return (f"import paddle.fluid as fluid\n{imports}\n\n\ndef save(path):\n    with fluid.dygraph.guard():\n"
+            f"        obj = {maker}\n        fluid.save_dygraph(obj.state_dict(), path)\n")
+
+
+CASES = [
+    pytest.param("from network import Net", "Net()", "path + '.pdparams'", id="class-beside-the-file"),
+    pytest.param("from network import Other as O", "O()", "path + '.pdparams'", id="alias-of-a-class-on-an-imported-base"),
+    pytest.param("import network", "network.Net()", "path + '.pdparams'", id="module-attribute"),
+    pytest.param("from derived import Deeper", "Deeper()", "path + '.pdparams'", id="base-from-a-third-module"),
+    pytest.param("from pkg.opt import Tuned", "Tuned(0.1)", "path + '.pdopt'", id="2x-optimizer-base-in-a-package"),
+    pytest.param("from .network import Net", "Net()", "path + '.pdparams'", id="relative-import"),
+]
+LEFT = [
+    pytest.param("from network import Plain", "Plain()", id="plain-class"),
+    pytest.param("from network import Twice", "Twice()", id="name-bound-twice"),
+    pytest.param("from elsewhere import Net", "Net()", id="module-not-in-the-tree"),
+    pytest.param("from network import Missing", "Missing()", id="no-such-class"),
+]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    _tree(tmp_path, {"network.py": NETWORK, "derived.py": DERIVED, "pkg/__init__.py": "", "pkg/opt.py": OPTIMIZERS})
+    return tmp_path
+
+
+@pytest.mark.parametrize("imports, maker, path", CASES)
+def test_a_class_of_the_tree_gives_the_suffix(tree: Path, imports: str, maker: str, path: str) -> None:
+    source = _save(imports, maker)
+    result = refactors.upgrade_code(source, origin=str(tree / "train.py"))
+    assert f"paddle.save(obj.state_dict(), {path})" in result.code
+    assert str(tree / "network.py") in result.reads or str(tree / "pkg" / "opt.py") in result.reads
+    assert "save_dygraph" in refactors.upgrade_code(source).code  # without the file's path: unknown
+
+
+@pytest.mark.parametrize("imports, maker", LEFT)
+def test_what_the_tree_does_not_show_is_left(tree: Path, imports: str, maker: str) -> None:
+    result = refactors.upgrade_code(_save(imports, maker), origin=str(tree / "train.py"))
+    assert "fluid.save_dygraph(obj.state_dict(), path)  # TODO(paddle-upgrade)" in result.code
+
+
+def test_methods_of_an_instance_of_a_class_of_the_tree(tree: Path) -> None:
+    source = ("import paddle.fluid as fluid\nfrom pkg.opt import Tuned\n\n\ndef step(loss, params):\n"
+              "    opt = Tuned(0.1)\n    opt.minimize(loss, parameter_list=params)\n")
+    code = refactors.upgrade_code(source, origin=str(tree / "train.py")).code
+    assert "opt.minimize(loss, parameters=params)" in code
+
+
+def test_the_cache_misses_when_a_module_read_changed(tree: Path, monkeypatch) -> None:
+    script = tree / "train.py"
+    script.write_text(_save("from network import Net", "Net()"))
+    options = runner.Options(cache_dir=str(tree / "cache"))
+    job = Job(str(script), script.name, script.name, PYTHON)
+    first = runner.process(job, options)
+    assert b".pdparams" in first.new_data and first.reads
+    assert runner.process(job, options).new_data == first.new_data  # a hit
+    (tree / "network.py").write_text(NETWORK.replace("class Net(fluid.dygraph.Layer)", "class Net(object)"))
+    again = runner.process(job, options)
+    assert b"TODO(paddle-upgrade)" in again.new_data and b"paddle.save(obj" not in again.new_data
