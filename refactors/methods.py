@@ -23,7 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from api_mapping import ApiEntry, ClassFacts, Table
-from refactors import call_args, state_dicts, tree_index
+from refactors import call_args, returns, state_dicts, tree_index
 from refactors import findings as F
 from refactors.engine import LEGACY_ROOT, Context, NeedsReview, Site, short_name
 from refactors.local_values import all_statements, assigned_name, binding_statements, bound_once
@@ -170,6 +170,9 @@ class _Kinds:
             cls = self._class_named(expr.func.value, scope) if isinstance(expr.func, cst.Name) else None
             if cls is not None:
                 return self._of_class(cls)
+            made = self._returned(expr, scope, None, depth)
+            if made is not None:
+                return made
             chain = dotted(expr.func)
             facts = tree_index.imported_class(ctx, chain, scope) if chain is not None else None
             return _Kind(ctx.table.classes[facts]) if facts is not None else None  # a class of another module
@@ -178,7 +181,9 @@ class _Kinds:
             if owner is None:
                 return self._of_every_binding(expr.value, scope, depth)
             value = self.values.get((id(owner.node), expr.value))
-            return self.of(value, self._scope_of_value(value), depth + 1) if value is not None else None
+            if value is None:
+                return self._of_every_binding(expr.value, scope, depth)  # `a, name = ...`
+            return self.of(value, self._scope_of_value(value), depth + 1)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
             cls = _method_class(scope)
             if cls is None:
@@ -190,16 +195,26 @@ class _Kinds:
         return None
 
     def _of_every_binding(self, name: str, scope: Scope, depth: int) -> Optional[_Kind]:
-        """A name bound more than once, each time by `name = value` of one kind (`opt = Adam(...)` on
-        both branches of an `if`)."""
+        """A name bound more than once, or by unpacking a call of a function of the module (`net, opt =
+        build()`), each time to a value of one kind (`opt = Adam(...)` on both branches of an `if`)."""
         owner = self.ctx.resolver.binding_scope(name, scope)
         found = binding_statements(owner, name) if owner is not None else None
-        if not found or any(index is not None or not isinstance(stmt, cst.Assign) for stmt, index in found):
+        if not found or any(not isinstance(stmt, cst.Assign) for stmt, _ in found):
             return None
-        kinds = [self.of(stmt.value, owner, depth + 1) for stmt, _ in found]  # type: ignore[attr-defined]
-        if any(kind is None or kind.facts is not kinds[0].facts for kind in kinds):  # type: ignore[union-attr]
+        kinds = [self.of(stmt.value, owner, depth + 1) if index is None  # type: ignore[attr-defined]
+                 else self._returned(stmt.value, owner, index, depth) for stmt, index in found]  # type: ignore[attr-defined]
+        return _one_kind(kinds)
+
+    def _returned(self, call: cst.BaseExpression, scope: Scope, index: Optional[int], depth: int) -> Optional[_Kind]:
+        """What a call of a function of the module returns (element `index` of its tuple), where every
+        return agrees."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
             return None
-        return _Kind(kinds[0].facts, *(maker for kind in kinds for maker in kind.makers))  # type: ignore[union-attr]
+        found = returns.returned(self.ctx, scope, call.func.value, index)
+        if found is None or depth > _DEPTH:
+            return None
+        inner, values = found
+        return _one_kind([self.of(value, inner, depth + 1) if value is not None else None for value in values])
 
     def _class_named(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
         owner = _owner(scope, name, self.ctx)
@@ -223,6 +238,13 @@ class _Kinds:
             return None
         facts = self.ctx.table.class_facts(matched[0].name)
         return _Kind(facts, maker) if facts is not None else None
+
+
+def _one_kind(kinds: List[Optional[_Kind]]) -> Optional[_Kind]:
+    """The kind all of `kinds` are, with the makers of each; None unless they agree."""
+    if not kinds or any(kind is None or kind.facts is not kinds[0].facts for kind in kinds):  # type: ignore[union-attr]
+        return None
+    return _Kind(kinds[0].facts, *(maker for kind in kinds for maker in kind.makers))  # type: ignore[union-attr]
 
 
 def _owner(scope: Scope, name: str, ctx: Context) -> Optional[Scope]:
@@ -368,9 +390,15 @@ def _changed_text(ctx: Context, entry: ApiEntry, call: cst.Call) -> Optional[str
 
 
 def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call) -> cst.BaseExpression:
-    if not all(ctx.was_converted(maker) for maker in kind.makers):
-        return node  # a 1.8 object runtime_shim serves, with its 1.8 methods
     site = _site(ctx, kind, entry, attribute)
+    if any(_pending(ctx, maker) for maker in kind.makers):
+        why = f".{attribute.attr.value}() of an object made below this call, whose conversion is not known here yet"
+        ctx.todo(why, node)
+        site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{entry.name}: {why}", False)
+        return node
+    if not all(ctx.was_converted(maker) for maker in kind.makers):
+        ctx.sites.remove(site)
+        return node  # a 1.8 object runtime_shim serves, with its 1.8 methods
     if entry.no_equivalent is not None:
         ctx.todo(f"{short_name(entry.name)}: no 2.x equivalent", node)
         site.finding = ctx.report(site, F.NO_EQUIVALENT, "warning",
@@ -388,6 +416,12 @@ def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute
     if entry.warning:
         ctx.report(site, "api-warning", "warning", f"{entry.name}: {entry.warning}", True)
     return new
+
+
+def _pending(ctx: Context, maker: cst.CSTNode) -> bool:
+    """The use site that makes the object comes later in the module: the pass has not decided it yet."""
+    site = ctx.by_node.get(id(maker.func) if isinstance(maker, cst.Call) else id(maker))
+    return site is None or site.finding is None and not site.converted
 
 
 def _converted_call(ctx: Context, entry: ApiEntry, node: cst.Call) -> cst.Call:

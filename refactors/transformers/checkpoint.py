@@ -17,9 +17,9 @@ from typing import List, Optional
 import libcst as cst
 
 from api_mapping.namespaces import LAYER_BASE, OPTIMIZERS
-from refactors import call_args, tree_index
+from refactors import call_args, returns, tree_index
 from refactors.engine import Context, NeedsReview, Site, literal
-from refactors.local_values import binding_statements, bound_once, statements
+from refactors.local_values import binding_statements
 from refactors.scopes import Scope, dotted
 from refactors.statement_visitor import StatementVisitor
 from refactors.transformers import SCOPE, bind, emit, register
@@ -143,27 +143,12 @@ def _unpacked_kind(ctx: Context, scope: Scope, name: str, depth: int) -> Optiona
 
 def _returned_kind(ctx: Context, scope: Scope, name: str, index: Optional[int], depth: int) -> Optional[str]:
     """The kind of what the module's function `name`, called in `scope`, returns (element `index` of the
-    tuple it returns)."""
-    module = ctx.resolver.module_scope
-    if ctx.resolver.binding_scope(name, scope) is not module:  # (a part left unparsed that binds it is parsed)
+    tuple it returns), where every return agrees."""
+    found = returns.returned(ctx, scope, name, index)
+    if found is None:
         return None
-    function = next((stmt for stmt in ctx.module.body if isinstance(stmt, cst.FunctionDef)
-                     and stmt.name.value == name), None)
-    inner = ctx.resolver.scopes.get(id(function)) if function is not None and bound_once(module, name) else None
-    if inner is None:
-        return None
-    ctx.reads(function, into_definitions=False)  # type: ignore[arg-type]
-    kinds = set()
-    for stmt in statements(function):  # type: ignore[arg-type]
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if not isinstance(small, cst.Return):
-                continue
-            value = small.value
-            if index is not None:
-                elements = value.elements if isinstance(value, cst.Tuple) else ()
-                value = elements[index].value if index < len(elements) and not any(
-                    isinstance(e, cst.StarredElement) for e in elements) else None
-            kinds.add(_kind_of_object(ctx, inner, value, depth + 1) if value is not None else None)
+    inner, values = found
+    kinds = {_kind_of_object(ctx, inner, value, depth + 1) if value is not None else None for value in values}
     return kinds.pop() if len(kinds) == 1 else None
 
 
