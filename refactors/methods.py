@@ -181,6 +181,9 @@ class _Kinds:
             if owner is None:
                 return self._of_every_binding(expr.value, scope, depth)
             value = self.values.get((id(owner.node), expr.value))
+            if value is None and _is_self(owner, expr.value):
+                cls = _method_class(owner)
+                return self._of_class(cls) if cls is not None else None
             if value is None:
                 return self._of_every_binding(expr.value, scope, depth)  # `a, name = ...`
             return self.of(value, self._scope_of_value(value), depth + 1)
@@ -220,10 +223,24 @@ class _Kinds:
         owner = _owner(scope, name, self.ctx)
         return self.classes.get((id(owner.node), name)) if owner is not None else None
 
-    def _of_class(self, cls: cst.ClassDef) -> Optional[_Kind]:
+    def _of_class(self, cls: cst.ClassDef, depth: int = 0) -> Optional[_Kind]:
+        """The kind of a class of the file: its first base's (a paddle class, a class of the file, or a
+        class another module of the tree defines)."""
+        scope = self._enclosing(cls)
         for base in cls.bases:
             ref = self.ctx.resolver.references.get(id(base.value))
-            kind = self._made_by(ref, base.value) if ref is not None else None
+            if ref is not None:
+                kind = self._made_by(ref, base.value)
+            elif isinstance(base.value, cst.Name) and depth < _DEPTH and scope is not None:
+                local = self._class_named(base.value.value, scope)
+                kind = self._of_class(local, depth + 1) if local is not None and local is not cls else None
+                if local is None:
+                    facts = tree_index.imported_class(self.ctx, base.value.value, scope)
+                    kind = _Kind(self.ctx.table.classes[facts]) if facts is not None else None
+            else:
+                chain = dotted(base.value)
+                facts = tree_index.imported_class(self.ctx, chain, scope) if chain is not None else None
+                kind = _Kind(self.ctx.table.classes[facts]) if facts is not None else None
             if kind is not None:
                 return kind
         return None
@@ -251,6 +268,13 @@ def _owner(scope: Scope, name: str, ctx: Context) -> Optional[Scope]:
     """The scope whose binding of `name` a read in `scope` sees, when it binds it exactly once."""
     current = ctx.resolver.binding_scope(name, scope)
     return current if current is not None and bound_once(current, name) else None
+
+
+def _is_self(scope: Scope, name: str) -> bool:
+    """`name` is the first parameter of the method (not a static or class method) `scope` is."""
+    method = scope.node
+    return isinstance(method, cst.FunctionDef) and not method.decorators and bool(method.params.params) \
+        and method.params.params[0].name.value == name
 
 
 def _method_class(scope: Scope) -> Optional[cst.ClassDef]:
@@ -332,10 +356,8 @@ def _not_paddle(ctx: Context, kinds: _Kinds, receiver: cst.BaseExpression, scope
         value = found[0][0].value  # type: ignore[attr-defined]
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
             cls = kinds._class_named(value.func.value, owner)  # type: ignore[arg-type]
-    method = scope.node
-    if cls is None and isinstance(method, cst.FunctionDef) and owner is scope and not method.decorators \
-            and method.params.params and method.params.params[0].name.value == receiver.value:
-        cls = _method_class(scope)  # `self`
+    if cls is None and owner is scope and _is_self(scope, receiver.value):
+        cls = _method_class(scope)
     return cls is not None and not cls.keywords and all(
         isinstance(b.value, cst.Name) and b.value.value == "object" for b in cls.bases)
 
