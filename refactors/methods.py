@@ -175,7 +175,7 @@ class _Kinds:
                 return made
             chain = dotted(expr.func)
             facts = tree_index.imported_class(ctx, chain, scope) if chain is not None else None
-            return _Kind(ctx.table.classes[facts]) if facts is not None else None  # a class of another module
+            return self._of_facts(facts)  # a class of another module
         if isinstance(expr, cst.Name):
             owner = _owner(scope, expr.value, ctx)
             if owner is None:
@@ -219,6 +219,13 @@ class _Kinds:
         inner, values = found
         return _one_kind([self.of(value, inner, depth + 1) if value is not None else None for value in values])
 
+    def _of_facts(self, classified: Optional[str]) -> Optional[_Kind]:
+        """The kind of a class of another module (`tree_index.classifier`): a 2.x one has 2.x methods."""
+        if classified is None:
+            return None
+        facts = self.ctx.table.classes.get(classified)
+        return _Kind(facts) if facts is not None else _MODERN
+
     def _class_named(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
         owner = _owner(scope, name, self.ctx)
         return self.classes.get((id(owner.node), name)) if owner is not None else None
@@ -236,11 +243,11 @@ class _Kinds:
                 kind = self._of_class(local, depth + 1) if local is not None and local is not cls else None
                 if local is None:
                     facts = tree_index.imported_class(self.ctx, base.value.value, scope)
-                    kind = _Kind(self.ctx.table.classes[facts]) if facts is not None else None
+                    kind = self._of_facts(facts)
             else:
                 chain = dotted(base.value)
                 facts = tree_index.imported_class(self.ctx, chain, scope) if chain is not None else None
-                kind = _Kind(self.ctx.table.classes[facts]) if facts is not None else None
+                kind = self._of_facts(facts)
             if kind is not None:
                 return kind
         return None

@@ -83,15 +83,15 @@ def _read(path: str, mtime_ns: int, size: int) -> Optional[_Module]:
 
 @dataclass
 class TreeIndex:
-    """The classes of the tree around one module (`origin`, a path); `classify` names the class facts
-    of a fully qualified paddle class (`paddle.fluid.dygraph.Linear`, `paddle.nn.Linear`), or None."""
+    """The classes of the tree around one module (`origin`, a path); `classify` names what a fully
+    qualified paddle class is (`paddle.fluid.dygraph.Linear`, `paddle.nn.Linear`; see `classifier`)."""
 
     origin: str
     classify: Callable[[str], Optional[str]]
     reads: Dict[str, str] = field(default_factory=dict)  # path of each module consulted -> its SHA-256
 
     def imported_class(self, module: str, member: Optional[str], level: int, name: str) -> Optional[str]:
-        """The class facts of class `name` of the module the origin imports as `from <level dots><module>
+        """What (`classifier`) class `name` of the module the origin imports as `from <level dots><module>
         import <member>` (member None: `import <module>`; `name` is then read as an attribute of it)."""
         return self._class(os.path.abspath(self.origin), (module, member, level), name, 0)
 
@@ -107,7 +107,7 @@ class TreeIndex:
         return self._defined(found, name, depth) if found is not None else None
 
     def _defined(self, found: Tuple[str, _Module], name: str, depth: int) -> Optional[str]:
-        """The facts of class `name` of a module: its first base that has some."""
+        """What class `name` of a module is: what its first base classified is."""
         path, module = found
         bases = module.classes.get(name)
         if bases is None or depth > _DEPTH:
@@ -167,17 +167,18 @@ _CLASSIFIERS: Dict[int, Callable[[str], Optional[str]]] = {}
 
 
 def classifier(table) -> Callable[[str], Optional[str]]:
-    """For a table: a paddle class's fully qualified name (1.8, or its 2.x class) -> the name of the
-    class facts its objects have (`paddle.fluid.dygraph.layers.Layer`), or None."""
+    """For a table: a paddle class's fully qualified name -> for a 1.8 class, the name of the class
+    facts its objects have (`paddle.fluid.dygraph.layers.Layer`); for a 2.x class, the 2.x class of
+    those facts (`paddle.nn.Layer`: its objects have the 2.x methods already); else None."""
     found = _CLASSIFIERS.get(id(table))
     if found is None:
         modern: Dict[str, str] = {}
         for facts in table.classes.values():
-            modern[facts.update_to] = facts.name
+            modern[facts.update_to] = facts.update_to
             for name in facts.instances:
                 entry = table.lookup(name)
                 if entry is not None and entry.kind == "class" and entry.update_to:
-                    modern.setdefault(entry.update_to, facts.name)
+                    modern.setdefault(entry.update_to, facts.update_to)
 
         def classify(qualname: str) -> Optional[str]:
             entry = table.lookup(qualname)
@@ -190,7 +191,7 @@ def classifier(table) -> Callable[[str], Optional[str]]:
 
 
 def imported_class(ctx, chain: str, scope) -> Optional[str]:
-    """The class facts of the class that `chain` (`Net`, `nets.CNN`), read in `scope` of the module
+    """What (`classifier`) the class that `chain` (`Net`, `nets.CNN`), read in `scope` of the module
     being upgraded (a `refactors.engine.Context`), names: a class another module of the tree defines,
     imported once by the statement that binds the chain's first name."""
     import libcst as cst

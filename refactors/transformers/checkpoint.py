@@ -122,10 +122,12 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression, depth:
     local = emit.module_class(ctx, chain) if "." not in chain else None
     if local is not None:
         return PARAMS if emit.is_layer_class(ctx, local, ctx.resolver.module_scope) else None
-    facts = tree_index.imported_class(ctx, chain, scope)  # a class of another module of the tree
-    if facts is not None and facts == ctx.table.class_facts(LAYER_BASE).name:  # type: ignore[union-attr]
-        return PARAMS
-    return OPTIMIZER if facts is not None and facts.startswith(OPTIMIZERS) else None
+    classified = tree_index.imported_class(ctx, chain, scope)  # a class of another module of the tree
+    for facts in ctx.table.classes.values() if classified is not None else ():
+        if classified in (facts.name, facts.update_to):
+            return PARAMS if facts is ctx.table.class_facts(LAYER_BASE) else \
+                OPTIMIZER if facts.name.startswith(OPTIMIZERS) else None
+    return None
 
 
 def _unpacked_kind(ctx: Context, scope: Scope, name: str, depth: int) -> Optional[str]:
