@@ -5,7 +5,8 @@
 Each corpus is upgraded (`python -m upgrade_tool --outpath <tmp> --report-json`, nothing written to the
 corpus), and the legacy API uses left are counted per API and reason, over all corpora together and per
 corpus. Prints, for each corpus, the sites found / converted / left and the conversion rate as the tool
-reports them, then the top APIs left across all of them, each with its reason (the most frequent one)
+reports them, the open places (a finding not fixed is still on them: `open_sites`) and the strict rate
+those give, then the top APIs left across all of them, each with its reason (the most frequent one)
 and its count in each corpus.
 """
 from __future__ import annotations
@@ -46,6 +47,15 @@ def left_sites(report: dict) -> Dict[Key, collections.Counter]:
     return left
 
 
+def open_sites(report: dict) -> int:
+    """Places (file, line, column) where a legacy use still carries a finding that is not fixed: the strict
+    count of what is left. The summary's `left` counts sites not converted; a site converted with a TODO
+    still on it (a schedule to step by hand) and a method of an object of unknown kind (a finding with no
+    site) are open here. Dividing by `found` then slightly overstates what is left, never understates it."""
+    return len({(f["file"], f["line"], f["col"]) for f in report["findings"]
+                if not f["fixed"] and f["api"] and f["code"] not in ("skipped", "failed")})
+
+
 def main(argv: Sequence[str] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpora", nargs="+", type=Path)
@@ -57,13 +67,15 @@ def main(argv: Sequence[str] = None) -> int:
     figures: Dict[str, dict] = {}
     for corpus in args.corpora:
         report = upgrade_report(corpus, args.upgrade_args.split())
-        figures[str(corpus)] = report["summary"]
+        figures[str(corpus)] = dict(report["summary"], open=open_sites(report))
         per_corpus[str(corpus)] = left_sites(report)
-    print(f"{'corpus':40} {'files':>6} {'found':>7} {'converted':>10} {'left':>6} {'rate':>7} {'legacy files':>13}")
+    print(f"{'corpus':40} {'files':>6} {'found':>7} {'converted':>10} {'left':>6} {'rate':>7} {'open':>6} "
+          f"{'strict':>7} {'legacy files':>13}")
     for corpus, summary in figures.items():
-        sites, files = summary["sites"], summary["files"]
+        sites, files, open_ = summary["sites"], summary["files"], summary["open"]
+        strict = 1 - open_ / sites["found"] if sites["found"] else 0
         print(f"{corpus:40} {files['scanned']:>6} {sites['found']:>7} {sites['converted']:>10} {sites['left']:>6} "
-              f"{sites['conversion_rate'] or 0:>7.1%} {files.get('legacy', 0):>13}")
+              f"{sites['conversion_rate'] or 0:>7.1%} {open_:>6} {strict:>7.1%} {files.get('legacy', 0):>13}")
     total: Dict[Key, collections.Counter] = collections.defaultdict(collections.Counter)
     for left in per_corpus.values():
         for key, reasons in left.items():
