@@ -140,11 +140,13 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[
         raise NeedsReview("the program run in the reading loop is given a feed of its own")
     body = attempt.body.body
     index = next(i for i, stmt in enumerate(body) if any(r is run for r in _runs(stmt)))
+    before = "statements before the run in the reading loop ran once more in 1.8, at the end of the data"
+    if not all(_plain_assignment(ctx, stmt) for stmt in body[:index]):
+        raise NeedsReview(before)
     read = {n.value for stmt in body[:index] for n in expressions(stmt.body[0].value)  # type: ignore
             if isinstance(n, cst.Name)}
-    if not all(_plain_assignment(ctx, stmt) for stmt in body[:index]) or read & _bound(attempt.body):
-        raise NeedsReview("statements before the run in the reading loop ran once more in 1.8, at the end of "
-                          "the data")
+    if read & _bound(attempt.body):
+        raise NeedsReview(before)
     if _leaves_loop(attempt.body):
         raise NeedsReview("the reading loop is left by break/continue/return before the end of the data")
     return {id(reset)}
