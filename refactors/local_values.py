@@ -8,7 +8,7 @@ or bound elsewhere, is unknown, and the code that reads it is left alone.
 """
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -96,6 +96,11 @@ def expressions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(reversed([c for c in children(current) if not isinstance(c, _NESTED)]))
+
+
+def names_in(node: cst.CSTNode) -> Set[str]:
+    """The names written in `node` (read or bound), not in nested functions, classes or lambdas."""
+    return {n.value for n in expressions(node) if isinstance(n, cst.Name)}
 
 
 def _block(body) -> List[cst.BaseStatement]:

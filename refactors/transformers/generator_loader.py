@@ -47,7 +47,7 @@ from api_mapping.modes import LEGACY_STATIC_ON, STATIC_ON
 from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
-from refactors.local_values import assigned_name, expressions
+from refactors.local_values import assigned_name, names_in
 from refactors.scopes import descendants
 from refactors.transformers import SCOPE, data_feeder, emit, module_definitions, reading_loop, register
 
@@ -119,10 +119,6 @@ def _setter_call(stmt: cst.BaseStatement, loader: str, setters: Setters) -> Opti
     return None
 
 
-def _names(node: cst.CSTNode) -> Set[str]:
-    return {n.value for n in expressions(node) if isinstance(n, cst.Name)}
-
-
 def _changes(stmt: cst.CSTNode, names: Set[str]) -> Optional[str]:
     """A name of `names` that `stmt` may rebind or change (bound, or the receiver of a method call or
     an item/attribute assignment), else None."""
@@ -146,7 +142,7 @@ def _changes(stmt: cst.CSTNode, names: Set[str]) -> Optional[str]:
                 return found[0]
         while isinstance(target, (cst.Subscript, cst.Attribute)):
             target = target.value
-        for name in _names(target) if target is not None else ():
+        for name in names_in(target) if target is not None else ():
             if name in names:
                 return name
     return None
@@ -223,7 +219,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
         if setter is not None:
             setter_statement = stmt
             break
-        if loader in _names(stmt):
+        if loader in names_in(stmt):
             if isinstance(stmt, cst.BaseCompoundStatement) and any(
                     _setter_call(inner, loader, setters) for inner in descendants(stmt)):
                 raise NeedsReview(f"its data source is set in a nested block ({type(stmt).__name__.lower()}), so "
@@ -252,7 +248,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     double_buffer = call_args.get(node, "use_double_buffer")
     if double_buffer is not None:
         kept["use_buffer_reader"] = double_buffer.value
-    read = set().union(*map(_names, kept.values()))
+    read = set().union(*map(names_in, kept.values()))
     changed = next((name for name in (_changes(stmt, read) for stmt in between) if name is not None), None)
     if changed is not None:
         raise NeedsReview(f"`{changed}` may change between the loader and its data source")

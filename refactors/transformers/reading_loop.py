@@ -32,7 +32,7 @@ import libcst as cst
 from api_mapping.namespaces import EOF_EXCEPTIONS
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
-from refactors.local_values import expressions
+from refactors.local_values import names_in
 from refactors.scopes import descendants, dotted
 from refactors.transformers import emit
 
@@ -68,7 +68,7 @@ def _plain_assignment(ctx: Context, stmt: cst.CSTNode) -> bool:
     parts = [e.value for e in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
     if not all(emit.is_literal(ctx, part) or emit.pure(part) for part in parts):
         return False
-    return name not in {n.value for n in expressions(value) if isinstance(n, cst.Name)}
+    return name not in names_in(value)
 
 
 def _bound(node: cst.CSTNode) -> Set[str]:
@@ -143,8 +143,7 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[
     before = "statements before the run in the reading loop ran once more in 1.8, at the end of the data"
     if not all(_plain_assignment(ctx, stmt) for stmt in body[:index]):
         raise NeedsReview(before)
-    read = {n.value for stmt in body[:index] for n in expressions(stmt.body[0].value)  # type: ignore
-            if isinstance(n, cst.Name)}
+    read = set().union(*(names_in(stmt.body[0].value) for stmt in body[:index]))  # type: ignore
     if read & _bound(attempt.body):
         raise NeedsReview(before)
     if _leaves_loop(attempt.body):
