@@ -9,6 +9,7 @@ The short profile runs here; the long one by count, also in parallel from the co
 """
 from __future__ import annotations
 
+import ast
 import os
 
 import pytest
@@ -38,3 +39,13 @@ def test_the_generator_is_deterministic_and_reaches_every_position() -> None:
                       "飞桨", "ｆluid", "café"):
         assert construct in text, construct
     assert max(len(line) for line in text.splitlines()) > 300, "no very long line"
+
+
+def test_a_comment_may_go_with_its_operand_into_a_hoisted_binding_and_nowhere_else() -> None:
+    before = "y = 1\nz = add(\n    x,  # c1\n    f(3,  # c2\n      4),\n)\n"
+    hoisted = "y = 1\nz_2 = f(3,  # c2\n      4)\nz = add(\n    x,  # c1\n    z_2,\n)\n"
+    swapped = "y = f(3,  # c2\n      4)\nz = add(\n    x,  # c1\n    y,\n)\n"
+    check = lambda after: fuzz._comment_problems(
+        fuzz._comments(before), fuzz._comments(after, fuzz._hoisted_lines(ast.parse(after), fuzz._bound(ast.parse(before)))))
+    assert check(hoisted) == []
+    assert [problem for problem, _ in check(swapped)] == ["comment-moved"]

@@ -9,7 +9,8 @@ Each generated file is upgraded as the command would (`pipeline.upgrade_text`), 
   so it never needs the plain way as a fallback);
 - a second run changes nothing;
 - every comment of the input is still there, and those that end a line keep their order (one in a part
-  the upgrade rewrote away stands on its own line above the statement: refactors.kept_comments);
+  the upgrade rewrote away stands on its own line above the statement: refactors.kept_comments; one
+  inside an operand bound to a fresh name goes with it above its statement);
 - every function keeps its parameters (names and kinds), and no name an import bound is left used
   but no longer bound.
 
@@ -27,7 +28,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from tools.fuzz_sources import source
 from upgrade_tool import pipeline, source_io
@@ -44,10 +45,10 @@ def _outcome(text: str, way: Optional[str]):
     return done.text, [asdict(f) for f in done.findings], [asdict(s) for s in done.sites]
 
 
-def _comments(text: str) -> List[Tuple[str, bool]]:
-    """Each comment, and whether it has a line of its own."""
+def _comments(text: str, free_lines: AbstractSet[int] = frozenset()) -> List[Tuple[str, bool]]:
+    """Each comment, and whether it is free of the order: on a line of its own, or on one of `free_lines`."""
     try:
-        return [(t.string, not t.line[:t.start[1]].strip())
+        return [(t.string, not t.line[:t.start[1]].strip() or t.start[0] in free_lines)
                 for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
     except (tokenize.TokenError, SyntaxError):
         return []
@@ -56,7 +57,8 @@ def _comments(text: str) -> List[Tuple[str, bool]]:
 def _comment_problems(before: Sequence[Tuple[str, bool]], after: Sequence[Tuple[str, bool]]) -> List[Tuple[str, str]]:
     """A comment of the input missing from the output (a TODO may be appended to it), or out of order.
     A comment may have moved to a line of its own above its statement (refactors.kept_comments: what
-    it followed was rewritten away): those on lines of their own are not held to the order."""
+    it followed was rewritten away), or with its code into a binding hoisted above the statement: those are
+    not held to the order."""
     def found(comment: str) -> List[int]:
         return [i for i, (text, _) in enumerate(after) if text == comment or text.startswith(comment + "  # TODO")]
     lost = [text for text, _ in before if not found(text)]
@@ -107,6 +109,17 @@ def _bound(tree: ast.AST) -> set:
     return names
 
 
+def _hoisted_lines(tree: ast.AST, bound_before: AbstractSet[str]) -> Set[int]:
+    """The lines of the statements that bind a name the input never bound: an operand bound to a fresh
+    name ahead of its statement (refactors/transformers/bind.py) carries its comments with it."""
+    lines: Set[int] = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id not in bound_before):
+            lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines
+
+
 def check(text: str) -> List[Tuple[str, str]]:
     """The problems of upgrading `text` (a file's text as the runner reads it): (problem, detail).
     The command runs the fast way, and the plain way only when the fast way fails: so the plain way
@@ -129,8 +142,8 @@ def check(text: str) -> List[Tuple[str, str]]:
     again = _outcome(out, None)
     if isinstance(again, str) or again[0] != out:
         problems.append(("not-idempotent", again if isinstance(again, str) else "a second run changed the text"))
-    problems += _comment_problems(_comments(text), _comments(out))
     after = ast.parse(out)
+    problems += _comment_problems(_comments(text), _comments(out, _hoisted_lines(after, _bound(before))))
     if Counter(_signatures(before)) != Counter(_signatures(after)):
         problems.append(("parameters-changed", "a function's parameters differ"))
     used = {n.id for n in ast.walk(after) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
