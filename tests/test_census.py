@@ -1,7 +1,11 @@
-"""The census's strict count of what is left (benchmarks/census.py), on a hand-written report."""
+"""The census's strict count of what is left (benchmarks/census.py), on a hand-written report, and the check
+that the shim serves what is left (benchmarks/shim_leftovers.py)."""
 from __future__ import annotations
 
+import sys
+
 from benchmarks.census import left_sites, open_sites
+from benchmarks.shim_leftovers import unreachable
 
 
 def _finding(line, code="needs-review", fixed=False, api="paddle.fluid.layers.piecewise_decay", col=4):
@@ -19,3 +23,9 @@ def test_a_place_with_any_finding_not_fixed_is_open_once():
     ]}
     assert open_sites(report) == 3
     assert sum(sum(c.values()) for c in left_sites(report).values()) == 4
+
+
+def test_the_shim_check_resolves_modules_then_attributes_and_names_what_it_cannot_reach():
+    names = ["os.path.join", "os.path.no_such_name", "collections.abc.Mapping.get", "no_such_module.x"]
+    setup = "import json"  # runs first, as `import runtime_shim.coexist` does for the real check
+    assert unreachable(names, sys.executable, setup) == ["os.path.no_such_name", "no_such_module.x"]
