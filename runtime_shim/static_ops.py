@@ -24,12 +24,14 @@ Emitter = Callable[[Mapping[str, Any]], Any]
 
 
 def append_op(op_type: str, inputs: Mapping[str, Any], attrs: Optional[Mapping[str, Any]] = None,
-              outputs: Sequence[str] = ("Out",), dtype: Any = None) -> Any:
+              outputs: Sequence[str] = ("Out",), dtype: Any = None, helper: Any = None) -> Any:
     """Append one legacy operator to the current block; return its output(s). `dtype` (one for all
-    outputs, or one per output) defaults to the first input's."""
+    outputs, or one per output) defaults to the first input's. `helper`: the LayerHelper the layer
+    already made for its parameters (1.8 made one per layer; a second would take the next
+    `<layer>_N` and shift the names of the parameters every later layer of that type creates)."""
     from paddle.base.layer_helper import LayerHelper
 
-    helper = LayerHelper(op_type)
+    helper = helper or LayerHelper(op_type)
     first = next(v for v in inputs.values() if v is not None)
     if isinstance(first, (list, tuple)):
         first = first[0]
@@ -47,11 +49,12 @@ def append_op(op_type: str, inputs: Mapping[str, Any], attrs: Optional[Mapping[s
 
 
 def run_op(op_type: str, inputs: Mapping[str, Any], attrs: Optional[Mapping[str, Any]] = None,
-           outputs: Sequence[str] = ("Out",), dtype: Any = None) -> Any:
+           outputs: Sequence[str] = ("Out",), dtype: Any = None, helper: Any = None) -> Any:
     """One legacy operator that Paddle 3.3.1 still registers, with its 1.8 inputs and attributes: appended
-    to the legacy-IR program being built, or run eagerly in dygraph (`paddle._legacy_C_ops`)."""
+    to the legacy-IR program being built (through `helper`, see append_op), or run eagerly in dygraph
+    (`paddle._legacy_C_ops`)."""
     if in_legacy_static():
-        return append_op(op_type, inputs, attrs, outputs, dtype)
+        return append_op(op_type, inputs, attrs, outputs, dtype, helper)
     import paddle
     from paddle.base.framework import OpProtoHolder
 

@@ -9,6 +9,7 @@ from typing import Tuple
 import libcst as cst
 
 from refactors.engine import Context, NeedsReview, Site
+from refactors import call_args
 from refactors.local_values import bound_once
 from refactors.transformers import emit
 
@@ -47,3 +48,13 @@ def define_once(ctx: Context, site: Site, base: str, template: str, stdlib: Tupl
     if ctx.resolver.lookup(name, site.scope) is not None:  # type: ignore[arg-type]
         raise NeedsReview(f"`{name}` is bound to something else here")
     return name  # type: ignore[return-value]
+
+
+def call_definition(ctx: Context, site: Site, node: cst.Call, base: str, template: str,
+                    stdlib: Tuple[str, ...] = ()) -> cst.BaseExpression:
+    """The call `node`, converted to call the definition `template` takes the 1.8 arguments of (a
+    class or function written once in the module, see define_once)."""
+    if call_args.has_star(node):
+        raise NeedsReview("called with *args/**kwargs")
+    name = define_once(ctx, site, base, template, stdlib)
+    return emit.converted(site, node.with_changes(func=cst.Name(name)))

@@ -50,10 +50,11 @@ def crf_decoding(input: Any, param_attr: Any, label: Any = None, length: Any = N
 
     require_legacy_static("paddle.fluid.layers.crf_decoding", _PROGRAMS_ONLY)
     check_variable_and_dtype(input, "input", ["float32", "float64"], "crf_decoding")
-    transition = LayerHelper("crf_decoding").get_parameter(param_attr.name)
+    helper = LayerHelper("crf_decoding")
+    transition = helper.get_parameter(param_attr.name)
     path = append_op("crf_decoding", {"Emission": input, "Transition": transition, "Label": label,
                                       "Length": length},
-                     outputs=("ViterbiPath",), dtype=paddle.int64)
+                     outputs=("ViterbiPath",), dtype=paddle.int64, helper=helper)
     return _declare(path, ["int64"])
 
 

@@ -155,7 +155,7 @@ def gru_unit(input: Any, hidden: Any, size: int, param_attr: Any = None, bias_at
         "gru_unit", {"Input": input, "HiddenPrev": hidden, "Weight": weight, "Bias": bias},
         {"activation": _GRU_UNIT_ACTIVATIONS["tanh"], "gate_activation": _GRU_UNIT_ACTIVATIONS["sigmoid"],
          "origin_mode": origin_mode},
-        outputs=("Hidden", "ResetHiddenPrev", "Gate"))
+        outputs=("Hidden", "ResetHiddenPrev", "Gate"), helper=helper)
     return updated, reset_hidden_prev, gate
 
 
