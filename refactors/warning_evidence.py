@@ -268,10 +268,10 @@ def _dotted(node: ast.expr) -> Optional[str]:
 
 # -- the checks --------------------------------------------------------------------------------------
 
-@check("argument_may_be_tensor")
-def argument_may_be_tensor(ctx: Context, site: Site, name: str) -> Optional[bool]:
-    """The argument `name` may already be a tensor: not when it is a literal or a NumPy array
-    (`np.array(...)`, `t.numpy()`, a name every assignment binds to one)."""
+def argument_kind(ctx: Context, site: Site, name: str) -> Optional[str]:
+    """What the argument `name` of the call at `site` is: NUMPY (a literal, a display, a NumPy array:
+    `np.array(...)`, `t.numpy()`), TENSOR (what a paddle API returns), or None when the file does not
+    show which. A name counts when every assignment of it binds one kind."""
     view, use = _use(ctx, site)
     if view is None or not isinstance(use, ast.Call):
         return None
@@ -280,7 +280,13 @@ def argument_may_be_tensor(ctx: Context, site: Site, name: str) -> Optional[bool
     while node is not None:
         around.add(id(node))
         node = view.parent(node)
-    kind = _Values(ctx, site, view, around).kind(_argument(site, use, name))
+    return _Values(ctx, site, view, around).kind(_argument(site, use, name))
+
+
+@check("argument_may_be_tensor")
+def argument_may_be_tensor(ctx: Context, site: Site, name: str) -> Optional[bool]:
+    """The argument `name` may already be a tensor: not when it is a literal or a NumPy array."""
+    kind = argument_kind(ctx, site, name)
     return None if kind is None else kind == TENSOR
 
 

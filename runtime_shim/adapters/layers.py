@@ -464,3 +464,14 @@ def fill_constant_batch_size_like(input: Any, shape: Sequence[int], dtype: Any, 
         return out
     full_shape[output_dim_idx] = input.shape[input_dim_idx]
     return paddle.full(full_shape, value, dtype)
+
+
+@adapter("paddle.fluid.layers.crop", "paddle.crop(x, shape=paddle.shape(y)) for a reference tensor y")
+def crop(x: Any, shape: Any = None, offsets: Any = None, name: Optional[str] = None) -> Any:
+    """1.8 `layers.crop` (`layers/nn.py:9970`): a Variable `shape` is the tensor whose shape to crop to
+    (2.x would read its values as the shape); a list or tuple is the shape itself in both."""
+    import paddle
+
+    if isinstance(shape, (paddle.Tensor, paddle.base.framework.Variable)):
+        shape = paddle.shape(shape)
+    return op("paddle.crop")(x, shape=shape, offsets=offsets, name=name)
