@@ -92,7 +92,7 @@ def test_the_line_goes_with_the_last_legacy_use() -> None:
 
 
 def test_no_shim_removes_a_line_an_earlier_run_wrote() -> None:
-    earlier = upgrade("import paddle.fluid as fluid\nimport numpy\ny = fluid.dygraph.GRUUnit(size=3)\n")
+    earlier = upgrade("import paddle.fluid as fluid\nimport numpy\ny = fluid.dygraph.TreeConv(feature_size=5, output_size=6)\n")
     assert earlier.startswith(COEXIST)
     assert not upgrade(earlier, shim=False).startswith(COEXIST)
 
