@@ -212,3 +212,11 @@ def create_tensor(dtype: Any, name: Optional[str] = None, persistable: bool = Fa
     import paddle
 
     return paddle.tensor.create_tensor(dtype, name=name, persistable=persistable)
+
+
+@adapter("paddle.fluid.layers.cumsum", "paddle.cumsum (no exclusive or reverse mode: shift or flip around it)")
+def cumsum(x: Any, axis: Optional[int] = None, exclusive: Optional[bool] = None,
+           reverse: Optional[bool] = None) -> Any:
+    """1.8 `layers.cumsum` (`layers/ops.py:138`, op `cumsum`): the op's attributes 1.8 passed, axis -1 by default."""
+    return run_op("cumsum", {"X": x}, {"axis": -1 if axis is None else axis, "exclusive": bool(exclusive),
+                                       "reverse": bool(reverse), "flatten": False})
