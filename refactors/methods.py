@@ -23,7 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from api_mapping import ApiEntry, ClassFacts, Table
-from refactors import call_args, returns, state_dicts, tree_index
+from refactors import call_args, returns, state_dicts, tree_index, used_as
 from refactors import findings as F
 from refactors.engine import LEGACY_ROOT, Context, NeedsReview, Site, short_name
 from refactors.local_values import all_statements, assigned_name, binding_statements, bound_once
@@ -329,9 +329,10 @@ def _plan_unknown(ctx: Context, call: cst.Call, scope: Optional[Scope]) -> None:
     if not changing:
         return
     ctx.track_position(attribute)
-    if len({text for _, text in changing.values()}) == 1 and _takes_loaded_state(ctx, call, changing, scope):
+    known = _known_state_call(ctx, call, changing, scope) if len({t for _, t in changing.values()}) == 1 else None
+    if known is not None:
         entry = min(changing.values(), key=lambda found: found[0].name)[0]
-        ctx.replace(call, lambda updated: _state_method(ctx, entry, attribute, updated))
+        ctx.replace(call, lambda updated: _state_method(ctx, entry, attribute, updated, known))
         return
     owners: Dict[str, List[str]] = {}
     for owner, (_, text) in sorted(changing.items()):
@@ -369,28 +370,38 @@ def _not_paddle(ctx: Context, kinds: _Kinds, receiver: cst.BaseExpression, scope
         isinstance(b.value, cst.Name) and b.value.value == "object" for b in cls.bases)
 
 
-def _takes_loaded_state(ctx: Context, call: cst.Call, changing: Dict[str, Tuple[ApiEntry, str]],
-                        scope: Optional[Scope]) -> bool:
-    """The method takes a state dict in 2.x (`set_state_dict`) for every 1.8 class that has it, the call
-    passes one, loaded from a file (`state_dicts.loaded`), and the file defines no method of that name
-    of its own."""
+_USED_AS = {used_as.LAYER: "Layer", used_as.OPTIMIZER: "Optimizer"}  # the table's class facts, by short name
+
+
+def _known_state_call(ctx: Context, call: cst.Call, changing: Dict[str, Tuple[ApiEntry, str]],
+                      scope: Optional[Scope]) -> Optional[str]:
+    """Why the call is one of a 1.8 class that has the method, when the file shows it (None: it does
+    not): the method takes a state dict in 2.x (`set_state_dict`) for every such class, the file
+    defines no method of that name of its own, and either the call passes a state dict loaded from a
+    file (`state_dicts.loaded`) or the receiver is used as an object of one such class
+    (`used_as.kind_by_use`)."""
     name = call.func.attr.value  # type: ignore[attr-defined]
     if any(entry.update_to != "set_state_dict" for entry, _ in changing.values()) \
             or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
-        return False
+        return None
     if any(isinstance(stmt, cst.FunctionDef) and stmt.name.value == name for stmt in all_statements(ctx.module)):
-        return False
-    return state_dicts.loaded(ctx, call.args[0].value, scope)
+        return None
+    if state_dicts.loaded(ctx, call.args[0].value, scope):
+        return "the argument is a loaded state dict: a Layer's and an optimizer's take the same 2.x call"
+    used = used_as.kind_by_use(ctx, call.func.value, scope)  # type: ignore[attr-defined]
+    if used is not None and _USED_AS[used] in changing:
+        return f"the object is used as a 1.8 {_USED_AS[used]} in its scope"
+    return None
 
 
-def _state_method(ctx: Context, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call) -> cst.BaseExpression:
+def _state_method(ctx: Context, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call,
+                  why: str) -> cst.BaseExpression:
     """`x.set_dict(state)` of a Layer or an optimizer, whichever `x` is: both become `set_state_dict`
     (a 1.8 object the shim serves has it too)."""
     site = _site(ctx, None, entry, attribute)
     new = _converted_call(ctx, entry, node)
     site.converted = True
-    site.finding = ctx.report(site, F.CONVERTED, "info", f"{entry.name} -> .{entry.update_to} (the argument is "
-                              "a loaded state dict: a Layer's and an optimizer's take the same 2.x call)", True)
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{entry.name} -> .{entry.update_to} ({why})", True)
     return new
 
 
