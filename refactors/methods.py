@@ -332,7 +332,7 @@ def _plan_unknown(ctx: Context, call: cst.Call, scope: Optional[Scope]) -> None:
     known = _known_state_call(ctx, call, changing, scope) if len({t for _, t in changing.values()}) == 1 else None
     if known is not None:
         entry = min(changing.values(), key=lambda found: found[0].name)[0]
-        ctx.replace(call, lambda updated: _state_method(ctx, entry, attribute, updated, known))
+        ctx.replace(call, lambda updated: _state_method(ctx, entry, attribute, updated, None, known))
         return
     owners: Dict[str, List[str]] = {}
     for owner, (_, text) in sorted(changing.items()):
@@ -395,14 +395,22 @@ def _known_state_call(ctx: Context, call: cst.Call, changing: Dict[str, Tuple[Ap
 
 
 def _state_method(ctx: Context, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call,
-                  why: str) -> cst.BaseExpression:
-    """`x.set_dict(state)` of a Layer or an optimizer, whichever `x` is: both become `set_state_dict`
-    (a 1.8 object the shim serves has it too)."""
-    site = _site(ctx, None, entry, attribute)
+                  site: Optional[Site], why: str) -> cst.BaseExpression:
+    """`x.set_dict(state)` of a Layer or an optimizer, whichever `x` is, converted or served by the shim:
+    each has `set_state_dict`."""
+    site = site or _site(ctx, None, entry, attribute)
     new = _converted_call(ctx, entry, node)
     site.converted = True
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{entry.name} -> .{entry.update_to} ({why})", True)
     return new
+
+
+def _converts(ctx: Context, entry: ApiEntry, node: cst.Call) -> bool:
+    try:
+        _converted_call(ctx, entry, node)
+    except NeedsReview:
+        return False
+    return True
 
 
 def _fits(entry: ApiEntry, call: cst.Call) -> bool:
@@ -432,6 +440,9 @@ def _changed_text(ctx: Context, entry: ApiEntry, call: cst.Call) -> Optional[str
 def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call) -> cst.BaseExpression:
     site = _site(ctx, kind, entry, attribute)
     if any(_pending(ctx, maker) for maker in kind.makers):
+        if entry.update_to == "set_state_dict" and _converts(ctx, entry, node):
+            return _state_method(ctx, entry, attribute, node, site, "the name is bound again below: converted "
+                                 "there or served by the shim, the object has it")
         why = f".{attribute.attr.value}() of an object made below this call, whose conversion is not known here yet"
         ctx.todo(why, node)
         site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{entry.name}: {why}", False)
