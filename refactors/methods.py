@@ -377,9 +377,9 @@ def _known_state_call(ctx: Context, call: cst.Call, changing: Dict[str, Tuple[Ap
                       scope: Optional[Scope]) -> Optional[str]:
     """Why the call is one of a 1.8 class that has the method, when the file shows it (None: it does
     not): the method takes a state dict in 2.x (`set_state_dict`) for every such class, the file
-    defines no method of that name of its own, and either the call passes a state dict loaded from a
-    file (`state_dicts.loaded`) or the receiver is used as an object of one such class
-    (`used_as.kind_by_use`)."""
+    defines no method of that name of its own, and the call passes a state dict loaded from a file
+    (`state_dicts.loaded`) or one of a Layer's parameters written out (`{"weight": w}`), or the receiver is
+    used as an object of one such class (`used_as.kind_by_use`)."""
     name = call.func.attr.value  # type: ignore[attr-defined]
     if any(entry.update_to != "set_state_dict" for entry, _ in changing.values()) \
             or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
@@ -388,6 +388,8 @@ def _known_state_call(ctx: Context, call: cst.Call, changing: Dict[str, Tuple[Ap
         return None
     if state_dicts.loaded(ctx, call.args[0].value, scope):
         return "the argument is a loaded state dict: a Layer's and an optimizer's take the same 2.x call"
+    if state_dicts.parameters_by_name(call.args[0].value):
+        return "the argument names a Layer's parameters"
     used = used_as.kind_by_use(ctx, call.func.value, scope)  # type: ignore[attr-defined]
     if used is not None and _USED_AS[used] in changing:
         return f"the object is used as a 1.8 {_USED_AS[used]} in its scope"
