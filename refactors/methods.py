@@ -459,6 +459,10 @@ def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute
                                   f"instead: {entry.no_equivalent.suggest}", False)
         return node
     try:
+        new = _transformed(ctx, site, entry, node)
+        if site.converted:
+            site.finding = ctx.report(site, F.CONVERTED, "info", f"{entry.name} -> {ctx.code(new).strip()}", True)
+            return new
         new = _converted_call(ctx, entry, node)
     except NeedsReview as why:
         ctx.todo(str(why), node)
@@ -469,6 +473,15 @@ def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute
     if entry.warning:
         ctx.report(site, "api-warning", "warning", f"{entry.name}: {entry.warning}", True)
     return new
+
+
+def _transformed(ctx: Context, site: Site, entry: ApiEntry, node: cst.Call) -> cst.BaseExpression:
+    """What the method's named transformer makes of the call (the call itself when it leaves it)."""
+    if entry.transformer is None:
+        return node
+    from refactors.transformers import REGISTRY  # that package imports the engine's steps
+
+    return REGISTRY[entry.transformer](ctx, site, node)
 
 
 def _pending(ctx: Context, maker: cst.CSTNode) -> bool:
