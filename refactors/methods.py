@@ -352,7 +352,11 @@ def _plan_unknown(ctx: Context, call: cst.Call, scope: Optional[Scope]) -> None:
 
 def _not_paddle(ctx: Context, kinds: _Kinds, receiver: cst.BaseExpression, scope: Optional[Scope]) -> bool:
     """The receiver is no 1.8 object: a module imported by name (`reader.load_dict(path)`), or a plain
-    class of the file (based on `object` alone), an instance of one, or `self` in its methods."""
+    class (based on `object` alone) of the file or of another module of the tree (`reader.DataReader`),
+    an instance of one, or `self` in its methods."""
+    chain = dotted(receiver)
+    if chain is not None and scope is not None and tree_index.plain_class(ctx, chain, scope):
+        return True
     if not isinstance(receiver, cst.Name) or scope is None:
         return False
     owner = ctx.resolver.binding_scope(receiver.value, scope)
@@ -360,10 +364,13 @@ def _not_paddle(ctx: Context, kinds: _Kinds, receiver: cst.BaseExpression, scope
     if found and all(isinstance(stmt, cst.Import) for stmt, _ in found):
         return ctx.resolver.binding(receiver.value, scope) is None  # not a paddle module
     cls = kinds._class_named(receiver.value, scope)
-    if cls is None and found and len(found) == 1 and found[0][1] is None:
-        value = found[0][0].value  # type: ignore[attr-defined]
+    if cls is None and found and len(found) == 1 and found[0][1] is None and isinstance(found[0][0], cst.Assign):
+        value = found[0][0].value  # (not `from m import name`: no value; AugAssign, AnnAssign: not one)
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
             cls = kinds._class_named(value.func.value, owner)  # type: ignore[arg-type]
+        made_by = dotted(value.func) if cls is None and isinstance(value, cst.Call) else None
+        if made_by is not None and tree_index.plain_class(ctx, made_by, owner):
+            return True
     if cls is None and owner is scope and _is_self(scope, receiver.value):
         cls = _method_class(scope)
     return cls is not None and not cls.keywords and all(
