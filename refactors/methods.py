@@ -24,6 +24,7 @@ import libcst as cst
 
 from api_mapping import ApiEntry, ClassFacts, Table
 from refactors import call_args, returns, state_dicts, tree_index, used_as
+from refactors.used_as import is_self, method_class
 from refactors import findings as F
 from refactors.engine import LEGACY_ROOT, Context, NeedsReview, Site, short_name
 from refactors.local_values import all_statements, assigned_name, binding_statements, bound_once
@@ -181,14 +182,14 @@ class _Kinds:
             if owner is None:
                 return self._of_every_binding(expr.value, scope, depth)
             value = self.values.get((id(owner.node), expr.value))
-            if value is None and _is_self(owner, expr.value):
-                cls = _method_class(owner)
+            if value is None and is_self(owner, expr.value):
+                cls = method_class(owner)
                 return self._of_class(cls) if cls is not None else None
             if value is None:
                 return self._of_every_binding(expr.value, scope, depth)  # `a, name = ...`
             return self.of(value, self._scope_of_value(value), depth + 1)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-            cls = _method_class(scope)
+            cls = method_class(scope)
             if cls is None:
                 return None
             ctx.reads(cls, words=(expr.attr.value,))
@@ -277,21 +278,6 @@ def _owner(scope: Scope, name: str, ctx: Context) -> Optional[Scope]:
     return current if current is not None and bound_once(current, name) else None
 
 
-def _is_self(scope: Scope, name: str) -> bool:
-    """`name` is the first parameter of the method (not a static or class method) `scope` is."""
-    method = scope.node
-    return isinstance(method, cst.FunctionDef) and not method.decorators and bool(method.params.params) \
-        and method.params.params[0].name.value == name
-
-
-def _method_class(scope: Scope) -> Optional[cst.ClassDef]:
-    """The class whose method `scope` is (reading `self.x` there)."""
-    parent = scope.parent
-    if isinstance(scope.node, cst.FunctionDef) and parent is not None and isinstance(parent.node, cst.ClassDef):
-        return parent.node
-    return None
-
-
 # -- method calls -----------------------------------------------------------------------------------
 
 def _plan_method(ctx: Context, kinds: _Kinds, call: cst.Call) -> None:
@@ -371,8 +357,8 @@ def _not_paddle(ctx: Context, kinds: _Kinds, receiver: cst.BaseExpression, scope
         made_by = dotted(value.func) if cls is None and isinstance(value, cst.Call) else None
         if made_by is not None and tree_index.plain_class(ctx, made_by, owner):
             return True
-    if cls is None and owner is scope and _is_self(scope, receiver.value):
-        cls = _method_class(scope)
+    if cls is None and owner is scope and is_self(scope, receiver.value):
+        cls = method_class(scope)
     return cls is not None and not cls.keywords and all(
         isinstance(b.value, cst.Name) and b.value.value == "object" for b in cls.bases)
 
