@@ -4,7 +4,8 @@ through any number of modules of the tree, from a 1.8 (or 2.x) Layer or optimize
 `from network import Net` in `train.py` makes `Net()` a Layer when `network.py`, beside it, defines
 `class Net(fluid.dygraph.Layer)`, or `class Net(Base)` with such a `Base`. Modules are found the way
 Python finds them for a script: beside the file (the script's directory comes first on `sys.path`),
-relative imports in the file's package; a module found nowhere in the tree (an installed package, a
+relative imports in the file's package, absolute ones from above the packages the file is in (`pkg/sub/
+m.py` importing `pkg.base` runs with the directory holding `pkg/` on `sys.path`); a module found nowhere in the tree (an installed package, a
 `sys.path` entry set at run time) leaves the class unknown. Each module is read with CPython's
 parser once per process (keyed by path, size and modification time), so each worker of a parallel
 run reads what it needs itself. The modules read are recorded with their SHA-256 (`reads`): a result
@@ -150,7 +151,7 @@ class TreeIndex:
 
     def _module(self, importer: str, dotted: str, level: int) -> Optional[Tuple[str, _Module]]:
         """The module `dotted` as `importer` imports it: relative to its package, or beside the origin
-        (the script's directory) or the importer."""
+        (the script's directory) or the importer, or above the packages the origin is in."""
         if not dotted and not level:
             return None
         parts = dotted.split(".") if dotted else []
@@ -160,7 +161,8 @@ class TreeIndex:
                 base = os.path.dirname(base)
             roots = [base]
         else:
-            roots = list(dict.fromkeys([os.path.dirname(os.path.abspath(self.origin)), os.path.dirname(importer)]))
+            here = os.path.dirname(os.path.abspath(self.origin))
+            roots = list(dict.fromkeys([here, os.path.dirname(importer), _above_packages(here)]))
         for root in roots:
             stem = os.path.join(root, *parts)
             for path in (stem + ".py", os.path.join(stem, "__init__.py")):
@@ -174,6 +176,14 @@ class TreeIndex:
                 self.reads[path] = module.sha256
                 return path, module
         return None
+
+
+def _above_packages(directory: str) -> str:
+    """The directory above the packages `directory` is in (itself when it is no package): a module of
+    `pkg/sub/` importing `pkg.other` runs with that directory on `sys.path`, or the import fails."""
+    while os.path.isfile(os.path.join(directory, "__init__.py")) and os.path.dirname(directory) != directory:
+        directory = os.path.dirname(directory)
+    return directory
 
 
 _CLASSIFIERS: Dict[int, Callable[[str], Optional[str]]] = {}
