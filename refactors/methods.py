@@ -23,7 +23,8 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from api_mapping import ApiEntry, ClassFacts, Table
-from refactors import call_args, returns, state_dicts, tree_index
+from refactors import call_args, returns, state_dicts, tree_index, used_as
+from refactors.used_as import is_self, method_class
 from refactors import findings as F
 from refactors.engine import LEGACY_ROOT, Context, NeedsReview, Site, short_name
 from refactors.local_values import all_statements, assigned_name, binding_statements, bound_once
@@ -181,14 +182,14 @@ class _Kinds:
             if owner is None:
                 return self._of_every_binding(expr.value, scope, depth)
             value = self.values.get((id(owner.node), expr.value))
-            if value is None and _is_self(owner, expr.value):
-                cls = _method_class(owner)
+            if value is None and is_self(owner, expr.value):
+                cls = method_class(owner)
                 return self._of_class(cls) if cls is not None else None
             if value is None:
                 return self._of_every_binding(expr.value, scope, depth)  # `a, name = ...`
             return self.of(value, self._scope_of_value(value), depth + 1)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-            cls = _method_class(scope)
+            cls = method_class(scope)
             if cls is None:
                 return None
             ctx.reads(cls, words=(expr.attr.value,))
@@ -277,21 +278,6 @@ def _owner(scope: Scope, name: str, ctx: Context) -> Optional[Scope]:
     return current if current is not None and bound_once(current, name) else None
 
 
-def _is_self(scope: Scope, name: str) -> bool:
-    """`name` is the first parameter of the method (not a static or class method) `scope` is."""
-    method = scope.node
-    return isinstance(method, cst.FunctionDef) and not method.decorators and bool(method.params.params) \
-        and method.params.params[0].name.value == name
-
-
-def _method_class(scope: Scope) -> Optional[cst.ClassDef]:
-    """The class whose method `scope` is (reading `self.x` there)."""
-    parent = scope.parent
-    if isinstance(scope.node, cst.FunctionDef) and parent is not None and isinstance(parent.node, cst.ClassDef):
-        return parent.node
-    return None
-
-
 # -- method calls -----------------------------------------------------------------------------------
 
 def _plan_method(ctx: Context, kinds: _Kinds, call: cst.Call) -> None:
@@ -329,9 +315,10 @@ def _plan_unknown(ctx: Context, call: cst.Call, scope: Optional[Scope]) -> None:
     if not changing:
         return
     ctx.track_position(attribute)
-    if len({text for _, text in changing.values()}) == 1 and _takes_loaded_state(ctx, call, changing, scope):
+    known = _known_state_call(ctx, call, changing, scope) if len({t for _, t in changing.values()}) == 1 else None
+    if known is not None:
         entry = min(changing.values(), key=lambda found: found[0].name)[0]
-        ctx.replace(call, lambda updated: _state_method(ctx, entry, attribute, updated))
+        ctx.replace(call, lambda updated: _state_method(ctx, entry, attribute, updated, None, known))
         return
     owners: Dict[str, List[str]] = {}
     for owner, (_, text) in sorted(changing.items()):
@@ -351,7 +338,11 @@ def _plan_unknown(ctx: Context, call: cst.Call, scope: Optional[Scope]) -> None:
 
 def _not_paddle(ctx: Context, kinds: _Kinds, receiver: cst.BaseExpression, scope: Optional[Scope]) -> bool:
     """The receiver is no 1.8 object: a module imported by name (`reader.load_dict(path)`), or a plain
-    class of the file (based on `object` alone), an instance of one, or `self` in its methods."""
+    class (based on `object` alone) of the file or of another module of the tree (`reader.DataReader`),
+    an instance of one, or `self` in its methods."""
+    chain = dotted(receiver)
+    if chain is not None and scope is not None and tree_index.plain_class(ctx, chain, scope):
+        return True
     if not isinstance(receiver, cst.Name) or scope is None:
         return False
     owner = ctx.resolver.binding_scope(receiver.value, scope)
@@ -359,39 +350,62 @@ def _not_paddle(ctx: Context, kinds: _Kinds, receiver: cst.BaseExpression, scope
     if found and all(isinstance(stmt, cst.Import) for stmt, _ in found):
         return ctx.resolver.binding(receiver.value, scope) is None  # not a paddle module
     cls = kinds._class_named(receiver.value, scope)
-    if cls is None and found and len(found) == 1 and found[0][1] is None:
-        value = found[0][0].value  # type: ignore[attr-defined]
+    if cls is None and found and len(found) == 1 and found[0][1] is None and isinstance(found[0][0], cst.Assign):
+        value = found[0][0].value  # (not `from m import name`: no value; AugAssign, AnnAssign: not one)
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
             cls = kinds._class_named(value.func.value, owner)  # type: ignore[arg-type]
-    if cls is None and owner is scope and _is_self(scope, receiver.value):
-        cls = _method_class(scope)
+        made_by = dotted(value.func) if cls is None and isinstance(value, cst.Call) else None
+        if made_by is not None and tree_index.plain_class(ctx, made_by, owner):
+            return True
+    if cls is None and owner is scope and is_self(scope, receiver.value):
+        cls = method_class(scope)
     return cls is not None and not cls.keywords and all(
         isinstance(b.value, cst.Name) and b.value.value == "object" for b in cls.bases)
 
 
-def _takes_loaded_state(ctx: Context, call: cst.Call, changing: Dict[str, Tuple[ApiEntry, str]],
-                        scope: Optional[Scope]) -> bool:
-    """The method takes a state dict in 2.x (`set_state_dict`) for every 1.8 class that has it, the call
-    passes one, loaded from a file (`state_dicts.loaded`), and the file defines no method of that name
-    of its own."""
+_USED_AS = {used_as.LAYER: "Layer", used_as.OPTIMIZER: "Optimizer"}  # the table's class facts, by short name
+
+
+def _known_state_call(ctx: Context, call: cst.Call, changing: Dict[str, Tuple[ApiEntry, str]],
+                      scope: Optional[Scope]) -> Optional[str]:
+    """Why the call is one of a 1.8 class that has the method, when the file shows it (None: it does
+    not): the method takes a state dict in 2.x (`set_state_dict`) for every such class, the file
+    defines no method of that name of its own, and the call passes a state dict loaded from a file
+    (`state_dicts.loaded`) or one of a Layer's parameters written out (`{"weight": w}`), or the receiver is
+    used as an object of one such class (`used_as.kind_by_use`)."""
     name = call.func.attr.value  # type: ignore[attr-defined]
     if any(entry.update_to != "set_state_dict" for entry, _ in changing.values()) \
             or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
-        return False
+        return None
     if any(isinstance(stmt, cst.FunctionDef) and stmt.name.value == name for stmt in all_statements(ctx.module)):
-        return False
-    return state_dicts.loaded(ctx, call.args[0].value, scope)
+        return None
+    if state_dicts.loaded(ctx, call.args[0].value, scope):
+        return "the argument is a loaded state dict: a Layer's and an optimizer's take the same 2.x call"
+    if state_dicts.parameters_by_name(call.args[0].value):
+        return "the argument names a Layer's parameters"
+    used = used_as.kind_by_use(ctx, call.func.value, scope)  # type: ignore[attr-defined]
+    if used is not None and _USED_AS[used] in changing:
+        return f"the object is used as a 1.8 {_USED_AS[used]} in its scope"
+    return None
 
 
-def _state_method(ctx: Context, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call) -> cst.BaseExpression:
-    """`x.set_dict(state)` of a Layer or an optimizer, whichever `x` is: both become `set_state_dict`
-    (a 1.8 object the shim serves has it too)."""
-    site = _site(ctx, None, entry, attribute)
+def _state_method(ctx: Context, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call,
+                  site: Optional[Site], why: str) -> cst.BaseExpression:
+    """`x.set_dict(state)` of a Layer or an optimizer, whichever `x` is, converted or served by the shim:
+    each has `set_state_dict`."""
+    site = site or _site(ctx, None, entry, attribute)
     new = _converted_call(ctx, entry, node)
     site.converted = True
-    site.finding = ctx.report(site, F.CONVERTED, "info", f"{entry.name} -> .{entry.update_to} (the argument is "
-                              "a loaded state dict: a Layer's and an optimizer's take the same 2.x call)", True)
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{entry.name} -> .{entry.update_to} ({why})", True)
     return new
+
+
+def _converts(ctx: Context, entry: ApiEntry, node: cst.Call) -> bool:
+    try:
+        _converted_call(ctx, entry, node)
+    except NeedsReview:
+        return False
+    return True
 
 
 def _fits(entry: ApiEntry, call: cst.Call) -> bool:
@@ -421,6 +435,9 @@ def _changed_text(ctx: Context, entry: ApiEntry, call: cst.Call) -> Optional[str
 def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute, node: cst.Call) -> cst.BaseExpression:
     site = _site(ctx, kind, entry, attribute)
     if any(_pending(ctx, maker) for maker in kind.makers):
+        if entry.update_to == "set_state_dict" and _converts(ctx, entry, node):
+            return _state_method(ctx, entry, attribute, node, site, "the name is bound again below: converted "
+                                 "there or served by the shim, the object has it")
         why = f".{attribute.attr.value}() of an object made below this call, whose conversion is not known here yet"
         ctx.todo(why, node)
         site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{entry.name}: {why}", False)
@@ -435,6 +452,10 @@ def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute
                                   f"instead: {entry.no_equivalent.suggest}", False)
         return node
     try:
+        new = _transformed(ctx, site, entry, node)
+        if site.converted:
+            site.finding = ctx.report(site, F.CONVERTED, "info", f"{entry.name} -> {ctx.code(new).strip()}", True)
+            return new
         new = _converted_call(ctx, entry, node)
     except NeedsReview as why:
         ctx.todo(str(why), node)
@@ -445,6 +466,15 @@ def _method(ctx: Context, kind: _Kind, entry: ApiEntry, attribute: cst.Attribute
     if entry.warning:
         ctx.report(site, "api-warning", "warning", f"{entry.name}: {entry.warning}", True)
     return new
+
+
+def _transformed(ctx: Context, site: Site, entry: ApiEntry, node: cst.Call) -> cst.BaseExpression:
+    """What the method's named transformer makes of the call (the call itself when it leaves it)."""
+    if entry.transformer is None:
+        return node
+    from refactors.transformers import REGISTRY  # that package imports the engine's steps
+
+    return REGISTRY[entry.transformer](ctx, site, node)
 
 
 def _pending(ctx: Context, maker: cst.CSTNode) -> bool:

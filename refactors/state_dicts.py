@@ -1,9 +1,9 @@
 """Values the file shows to be state dicts: what 1.8's `load_dygraph` (either element of its pair) or
 2.x's `paddle.load` returned, followed through the names they are assigned to.
 
-Such a value is evidence of the method it is passed to: `x.set_dict(params)` with `params, _ =
-fluid.load_dygraph(path)` is the `set_dict` of a Layer or an optimizer (`refactors.methods`), whatever
-`x` is.
+Such a value, or a dict display of a layer's parameters by name, is evidence of the method it is
+passed to: `x.set_dict(params)` with `params, _ = fluid.load_dygraph(path)`, or `x.set_dict({"weight":
+w})`, is the `set_dict` of a Layer or an optimizer (`refactors.methods`), whatever `x` is.
 """
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ from refactors.scopes import Scope, dotted, normal
 _PAIR_LOADERS = ("paddle.fluid.dygraph.load_dygraph",)  # table names: (params, optimizer state or None)
 _LOADERS = ("paddle.load", "paddle.framework.load")  # 2.x: the object saved, a state dict here
 _DEPTH = 4  # how many assignments a value is followed through
+# The structured names of the parameters of 1.8's dygraph layers (`dygraph/nn.py`: Linear, Conv2D,
+# Embedding, LayerNorm, BatchNorm, ... name theirs `weight` and `bias`).
+_PARAMETER_NAMES = ("'weight'", '"weight"', "'bias'", '"bias"')
 
 
 def loaded(ctx: Context, expr: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
@@ -43,6 +46,14 @@ def loaded(ctx: Context, expr: cst.BaseExpression, scope: Optional[Scope], depth
         if index is not None and (index > 1 or _loader(ctx, stmt.value, owner) != "pair"):
             return False
     return True
+
+
+def parameters_by_name(expr: cst.BaseExpression) -> bool:
+    """`expr` is a dict display of a Layer's own parameters by their structured names (`{"weight": w,
+    "bias": b}`), the state dict 1.8 code writes out to load one layer's weights."""
+    return isinstance(expr, cst.Dict) and bool(expr.elements) and all(
+        isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and e.key.value in _PARAMETER_NAMES
+        for e in expr.elements)
 
 
 def _pair_element(node: cst.Subscript) -> bool:

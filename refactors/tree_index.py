@@ -4,7 +4,8 @@ through any number of modules of the tree, from a 1.8 (or 2.x) Layer or optimize
 `from network import Net` in `train.py` makes `Net()` a Layer when `network.py`, beside it, defines
 `class Net(fluid.dygraph.Layer)`, or `class Net(Base)` with such a `Base`. Modules are found the way
 Python finds them for a script: beside the file (the script's directory comes first on `sys.path`),
-relative imports in the file's package; a module found nowhere in the tree (an installed package, a
+relative imports in the file's package, absolute ones from above the packages the file is in (`pkg/sub/
+m.py` importing `pkg.base` runs with the directory holding `pkg/` on `sys.path`); a module found nowhere in the tree (an installed package, a
 `sys.path` entry set at run time) leaves the class unknown. Each module is read with CPython's
 parser once per process (keyed by path, size and modification time), so each worker of a parallel
 run reads what it needs itself. The modules read are recorded with their SHA-256 (`reads`): a result
@@ -95,16 +96,29 @@ class TreeIndex:
         import <member>` (member None: `import <module>`; `name` is then read as an attribute of it)."""
         return self._class(os.path.abspath(self.origin), (module, member, level), name, 0)
 
+    def plain_class(self, module: str, member: Optional[str], level: int, name: str) -> bool:
+        """Whether that class is defined (in a module of the tree) on no base but `object`, and bound
+        once there: an object of it is no paddle object."""
+        located = self._locate(os.path.abspath(self.origin), (module, member, level), name)
+        bases = located[0][1].classes.get(located[1]) if located is not None else None
+        return bases is not None and all(base == "object" for base in bases)
+
     def _class(self, importer: str, imported: Tuple[str, Optional[str], int], name: str, depth: int) -> Optional[str]:
+        located = self._locate(importer, imported, name)
+        return self._defined(located[0], located[1], depth) if located is not None else None
+
+    def _locate(self, importer: str, imported: Tuple[str, Optional[str], int],
+                name: str) -> Optional[Tuple[Tuple[str, _Module], str]]:
+        """The module that defines the class `name` imported so, and its name there."""
         module, member, level = imported
         if member is not None:  # `from m import member`: a module `m.member`, or a name of `m`
             found = self._module(importer, f"{module}.{member}" if module else member, level)
             if found is not None:
-                return self._defined(found, name, depth)
+                return found, name
             found = self._module(importer, module, level)
-            return self._defined(found, member, depth) if found is not None and name == member else None
+            return (found, member) if found is not None and name == member else None
         found = self._module(importer, module, level)
-        return self._defined(found, name, depth) if found is not None else None
+        return (found, name) if found is not None else None
 
     def _defined(self, found: Tuple[str, _Module], name: str, depth: int) -> Optional[str]:
         """What class `name` of a module is: what its first base classified is."""
@@ -137,7 +151,7 @@ class TreeIndex:
 
     def _module(self, importer: str, dotted: str, level: int) -> Optional[Tuple[str, _Module]]:
         """The module `dotted` as `importer` imports it: relative to its package, or beside the origin
-        (the script's directory) or the importer."""
+        (the script's directory) or the importer, or above the packages the origin is in."""
         if not dotted and not level:
             return None
         parts = dotted.split(".") if dotted else []
@@ -147,7 +161,8 @@ class TreeIndex:
                 base = os.path.dirname(base)
             roots = [base]
         else:
-            roots = list(dict.fromkeys([os.path.dirname(os.path.abspath(self.origin)), os.path.dirname(importer)]))
+            here = os.path.dirname(os.path.abspath(self.origin))
+            roots = list(dict.fromkeys([here, os.path.dirname(importer), _above_packages(here)]))
         for root in roots:
             stem = os.path.join(root, *parts)
             for path in (stem + ".py", os.path.join(stem, "__init__.py")):
@@ -161,6 +176,14 @@ class TreeIndex:
                 self.reads[path] = module.sha256
                 return path, module
         return None
+
+
+def _above_packages(directory: str) -> str:
+    """The directory above the packages `directory` is in (itself when it is no package): a module of
+    `pkg/sub/` importing `pkg.other` runs with that directory on `sys.path`, or the import fails."""
+    while os.path.isfile(os.path.join(directory, "__init__.py")) and os.path.dirname(directory) != directory:
+        directory = os.path.dirname(directory)
+    return directory
 
 
 _CLASSIFIERS: Dict[int, Callable[[str], Optional[str]]] = {}
@@ -194,6 +217,19 @@ def imported_class(ctx, chain: str, scope) -> Optional[str]:
     """What (`classifier`) the class that `chain` (`Net`, `nets.CNN`), read in `scope` of the module
     being upgraded (a `refactors.engine.Context`), names: a class another module of the tree defines,
     imported once by the statement that binds the chain's first name."""
+    imported = _imported(ctx, chain, scope)
+    return ctx.other_modules.imported_class(*imported) if imported is not None else None
+
+
+def plain_class(ctx, chain: str, scope) -> bool:
+    """Whether `chain`, read so, names a class another module of the tree defines on `object` alone."""
+    imported = _imported(ctx, chain, scope)
+    return imported is not None and ctx.other_modules.plain_class(*imported)
+
+
+def _imported(ctx, chain: str, scope) -> Optional[Tuple[str, Optional[str], int, str]]:
+    """(module, member, level, name) for `TreeIndex.imported_class`: how the module being upgraded imports
+    the class `chain` names."""
     import libcst as cst
 
     from refactors.local_values import binding_statements
@@ -213,11 +249,11 @@ def imported_class(ctx, chain: str, scope) -> Optional[str]:
         alias = next(a for a in stmt.names if (a.evaluated_alias or a.evaluated_name.split(".")[0]) == head)
         if alias.asname is None and "." in alias.evaluated_name:
             return None  # `import a.b` binds `a`
-        return ctx.other_modules.imported_class(alias.evaluated_name, None, 0, rest)
+        return alias.evaluated_name, None, 0, rest
     if isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
         alias = next(a for a in stmt.names if (a.evaluated_alias or a.evaluated_name) == head)
         module = dotted(stmt.module) if stmt.module is not None else ""
         if module is None:
             return None
-        return ctx.other_modules.imported_class(module, alias.evaluated_name, len(stmt.relative), rest or alias.evaluated_name)
+        return module, alias.evaluated_name, len(stmt.relative), rest or alias.evaluated_name
     return None

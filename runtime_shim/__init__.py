@@ -11,7 +11,8 @@ the `api_mapping` table plus hand-written adapters for behaviour differences (`r
 selects the legacy static IR and 1.x's static-by-default mode (`runtime_shim.mode`), makes
 `LegacyApiWarning` visible, and gives the process 1.8's runtime behaviour where Paddle 3's differs:
 2.x functions build legacy operators (`static_ops`), `Layer.eval()` stops gradients everywhere
-(`mode.serve_tracer_modes`), tensors read as 1.8 code reads them under NumPy 2 (`tensor_methods`). It does nothing when the installed Paddle still ships a real `paddle.fluid`.
+(`mode.serve_tracer_modes`), tensors read as 1.8 code reads them under NumPy 2 (`tensor_methods`), layers' `sublayers` takes 1.8's
+keyword (`layer_methods`). It does nothing when the installed Paddle still ships a real `paddle.fluid`.
 
 Two entry points serve upgraded code that still uses legacy APIs, and change nothing else:
 
@@ -51,7 +52,7 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
     `warnings` overrides `PADDLE_SHIM_WARNINGS` ("once", "off" or "error"); `strict=True` is
     `warnings="error"`. Calling it again is harmless.
     """
-    from runtime_shim import finder, mode, program_names, static_ops, tensor_methods
+    from runtime_shim import finder, layer_methods, mode, program_names, static_ops, tensor_methods
     from runtime_shim import messages
 
     if finder.real_fluid_exists():
@@ -68,6 +69,7 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
     static_ops.serve_2x_functions()  # converted code beside legacy code (a half-upgraded project)
     program_names.serve()  # one name generator for all programs, as in 1.8
     tensor_methods.serve()  # numpy() results read as scalars under NumPy 2; backward(backward_strategy)
+    layer_methods.serve()  # sublayers(include_sublayers=False) is empty, as in 1.8
     mode.serve_tracer_modes()  # Layer.eval() stops gradients everywhere, as in 1.8
     if "paddle.fluid" in sys.modules:  # served names-only until now: 1.x's default mode from here on
         mode.static_by_default()
@@ -129,7 +131,7 @@ def enable_static() -> None:
 def uninstall() -> None:
     """Remove the finder and every module it served; restore the static IR choice."""
     global _finder
-    from runtime_shim import finder, mode, program_names, resolve, static_ops, tensor_methods
+    from runtime_shim import finder, layer_methods, mode, program_names, resolve, static_ops, tensor_methods
     from runtime_shim import messages
 
     if _finder is not None and _finder in sys.meta_path:
@@ -149,6 +151,7 @@ def uninstall() -> None:
     static_ops.restore_2x_functions()
     program_names.restore()
     tensor_methods.restore()
+    layer_methods.restore()
     mode.restore_tracer_modes()
     resolve.default_resolver.cache_clear()  # served objects were built for the legacy IR
     messages.set_policy(None)

@@ -116,6 +116,32 @@ def test_methods_of_an_instance_of_a_class_of_the_tree(tree: Path) -> None:
     assert "new.minimize(loss, parameter_list=params)\n" in result.code
 
 
+@pytest.mark.parametrize("imports, maker, call", [
+    pytest.param("import network", "", "network.Plain.load_dict(path)", id="class-of-an-imported-module"),
+    pytest.param("from network import Plain", "", "Plain.load_dict(path)", id="class-imported-by-name"),
+    pytest.param("from network import Plain", "    obj = Plain()\n", "obj.load_dict(path)", id="instance-of-one"),
+])
+def test_a_plain_class_of_the_tree_is_no_paddle_object(tree: Path, imports: str, maker: str, call: str) -> None:
+    # `reader.DataReader.load_dict(path)` (PaddleNLP ACL2019-JEMT): the class's own method, not reported
+    source = f"import paddle.fluid as fluid\n{imports}\n\n\ndef load(path):\n{maker}    return {call}\n"
+    result = refactors.upgrade_code(source, origin=str(tree / "train.py"))
+    assert f"    return {call}\n" in result.code
+    assert not [f for f in result.findings if "load_dict" in f.message]
+    elsewhere = refactors.upgrade_code(source.replace("network", "elsewhere"), origin=str(tree / "train.py"))
+    assert [f for f in elsewhere.findings if "load_dict" in f.message and not f.fixed]  # not in the tree: reported
+
+
+def test_a_package_module_imports_its_package_by_absolute_name(tmp_path: Path) -> None:
+    # Dialogue-PLATO: plato/models/unified_transformer.py has `from plato.models.model_base import ModelBase`
+    _tree(tmp_path, {"plato/__init__.py": "", "plato/models/__init__.py": "",
+                     "plato/models/model_base.py": "import paddle.fluid as fluid\n\n\nclass ModelBase(fluid.dygraph.Layer):\n    pass\n"})
+    source = _save("from plato.models.model_base import ModelBase", "ModelBase()")
+    result = refactors.upgrade_code(source, origin=str(tmp_path / "plato" / "models" / "unified.py"))
+    assert "paddle.save(obj.state_dict(), path + '.pdparams')" in result.code
+    elsewhere = refactors.upgrade_code(source, origin=str(tmp_path / "scripts" / "unified.py"))
+    assert "fluid.save_dygraph(obj.state_dict(), path)  # TODO(paddle-upgrade)" in elsewhere.code  # no package
+
+
 def test_the_cache_misses_when_a_module_read_changed(tree: Path, monkeypatch) -> None:
     script = tree / "train.py"
     script.write_text(_save("from network import Net", "Net()"))

@@ -17,7 +17,7 @@ from typing import List, Optional
 import libcst as cst
 
 from api_mapping.namespaces import LAYER_BASE, OPTIMIZERS
-from refactors import call_args, returns, tree_index
+from refactors import call_args, returns, tree_index, used_as
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import binding_statements
 from refactors.scopes import Scope, dotted
@@ -158,7 +158,11 @@ def _state_dict_kind(ctx: Context, scope: Scope, node: cst.BaseExpression, depth
     """The suffix 1.8 would pick for this state dict, when it can be told from the source."""
     if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
             and node.func.attr.value == "state_dict":
-        return _kind_of_object(ctx, scope, node.func.value)
+        made = _kind_of_object(ctx, scope, node.func.value)
+        if made is None:  # `net.state_dict()` with `net.parameters()` beside it: a Layer's
+            made = {used_as.LAYER: PARAMS, used_as.OPTIMIZER: OPTIMIZER}.get(
+                used_as.kind_by_use(ctx, node.func.value, scope))  # type: ignore[arg-type]
+        return made
     if isinstance(node, cst.Name) and depth < 3:
         kinds = {_state_dict_kind(ctx, scope, v, depth + 1) if v is not None else None
                  for v in _assigned(ctx, scope, node.value)}

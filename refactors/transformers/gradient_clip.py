@@ -8,11 +8,14 @@ clip to the optimizer (`grad_clip=`), with the same formulas (SEMANTICS 30).
 
 Converted where one block of the file shows all of it: the call is a statement of its own, without
 `param_list` or `program` (the default main program, where the block builds); after it in that block,
-`opt = <1.8 optimizer>(...)` without `grad_clip`, then `opt.minimize(loss)`, the only optimizer step of
-the module (1.8 clipped any later one of the program too); `loss` bound once, before the call, so every parameter it has gradients for was made
-before the call; in between, only calls that make no parameter (optimizers, regularizers, clips,
-learning rates). The statement goes, and `grad_clip=<clip>` joins the optimizer's arguments. Otherwise
-the call is left for review, with the reason.
+`opt = <1.8 optimizer>(...)` without `grad_clip` (or an `if`/`elif`/`else` each of whose branches makes
+one under that name or ends by raising), then `opt.minimize(loss)`, the only optimizer step of the
+module (1.8 clipped any later one of the program too); `loss` (or an item or attribute of it) bound
+once, before the call, so every parameter it has gradients for was made before the call; in between,
+only calls that make no parameter (optimizers, regularizers, clips, learning rates, `print` and
+exceptions). The statement goes, and `grad_clip=<clip>` joins each optimizer's arguments. Otherwise
+the call is left for review, with the reason. (An optimizer made before the call would take it alike,
+but the pass has left that statement by then.)
 """
 from __future__ import annotations
 
@@ -37,6 +40,10 @@ _NO_PARAMETER_NAMES = {"paddle.fluid.layers.": ("create_global_var",), "paddle.s
 _SCHEDULES = ("lr_decay_static", "lr_decay_dygraph", "decay_step_counter")
 _OPTIMIZERS = (OPTIMIZERS, "paddle.optimizer.")
 _STEPS = ("minimize", "backward", "apply_gradients", "apply_optimize")
+_BUILTINS = ("print", "len", "int", "float", "str", "bool", "range", "isinstance", "Exception", "ValueError",
+             "TypeError", "KeyError", "RuntimeError", "NotImplementedError", "AssertionError")
+# the optimizer statements that take the clip, the statement that minimizes, and what runs in between
+_Found = Tuple[List[cst.SimpleStatementLine], cst.SimpleStatementLine, List[cst.CSTNode]]
 
 
 @register("set_gradient_clip", reads=(SCOPE,))  # the block after the call: the optimizer and its minimize
@@ -49,13 +56,17 @@ def set_gradient_clip(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     if clip is None:
         raise NeedsReview("`clip` is missing")
     statement, block = _statement_and_block(ctx, site)
-    optimizer, minimize = _optimizer_after(ctx, site, block, block.index(statement))
-    between = block[block.index(statement) + 1:block.index(minimize)]
+    at = block.index(statement)
+    found = _optimizer_after(ctx, site, block, at)
+    if found is None:  # (one made before the call cannot take it: the pass has left that statement)
+        raise NeedsReview("no optimizer made and minimized after it in the same block; pass grad_clip= to the "
+                          "optimizer whose minimize() it applied to")
+    optimizers, minimize, between = found
     _check_loss_made_before(ctx, site, block, statement, minimize)
-    _check_no_parameters_made(ctx, site, [s for s in between if s is not optimizer], clip.value)
-    call = optimizer.body[0].value  # type: ignore[attr-defined]
-    if call_args.get(call, "grad_clip") is not None:
-        raise NeedsReview("the optimizer has a grad_clip of its own, which 1.8 used instead")
+    _check_no_parameters_made(ctx, site, between, clip.value)
+    for optimizer in optimizers:
+        if call_args.get(optimizer.body[0].value, "grad_clip") is not None:  # type: ignore[attr-defined]
+            raise NeedsReview("the optimizer has a grad_clip of its own, which 1.8 used instead")
     _check_only_step(ctx)
     moved: List[str] = []
 
@@ -66,10 +77,12 @@ def set_gradient_clip(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     def with_clip(updated: cst.CSTNode) -> cst.CSTNode:
         assign = updated.body[0]  # type: ignore[attr-defined]
         new = call_args.with_args(assign.value, [*assign.value.args, call_args.keyword_arg("grad_clip", clip.value)])
-        return kept_comments.above(updated.with_changes(body=[assign.with_changes(value=new)]), moved)
+        kept, moved[:] = list(moved), []  # above the first optimizer only
+        return kept_comments.above(updated.with_changes(body=[assign.with_changes(value=new)]), kept)
 
     ctx.replace(statement, remove)
-    ctx.replace(optimizer, with_clip)
+    for optimizer in optimizers:
+        ctx.replace(optimizer, with_clip)
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> grad_clip= of the optimizer "
                                                          f"that minimizes after it", True)
     return emit.converted(site, node)
@@ -88,27 +101,79 @@ def _statement_and_block(ctx: Context, site: Site) -> Tuple[cst.SimpleStatementL
     raise NeedsReview("the block around the call is not known")
 
 
-def _optimizer_after(ctx: Context, site: Site, block: Sequence[cst.BaseStatement],
-                     start: int) -> Tuple[cst.SimpleStatementLine, cst.SimpleStatementLine]:
-    """`opt = <optimizer>(...)` and then `opt.minimize(...)` after `start` in the block, `opt` bound
-    once."""
-    optimizer: Optional[cst.SimpleStatementLine] = None
-    name = None
-    for stmt in block[start + 1:]:
+def _optimizer_after(ctx: Context, site: Site, block: Sequence[cst.BaseStatement], at: int) -> Optional[_Found]:
+    """After the call at `at` in the block: `opt = <optimizer>(...)`, or an `if` each of whose branches
+    makes one under that name or raises, and then `opt.minimize(...)`, `opt` bound nowhere else."""
+    for index, stmt in enumerate(block[at + 1:], at + 1):
+        name = _optimizer_name(ctx, site, stmt)
+        made = ([stmt], []) if name is not None else _made_in_branches(ctx, site, stmt)
+        if made is None:
+            continue
+        name = name or _optimizer_name(ctx, site, made[0][0])
+        minimize = _minimize_after(site, block, index, name, len(made[0]))  # type: ignore[arg-type]
+        if minimize is None:
+            return None
+        between = [s for s in block[at + 1:block.index(minimize)] if s is not stmt] + made[1]
+        return made[0], minimize, between
+    return None
+
+
+def _optimizer_name(ctx: Context, site: Site, stmt: cst.BaseStatement) -> Optional[str]:
+    """The name the statement `name = <1.8 optimizer>(...)` binds, else None."""
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+            and isinstance(small.value, cst.Call):
+        api = _api(ctx, site, small.value)[0]
+        if api.startswith(_OPTIMIZERS) and not api.startswith("paddle.optimizer.lr."):
+            return small.targets[0].target.value
+    return None
+
+
+def _made_in_branches(ctx: Context, site: Site, stmt: cst.BaseStatement) -> Optional[Tuple[List[cst.SimpleStatementLine], List[cst.CSTNode]]]:
+    """`if a: opt = SGD(...) elif b: opt = Adam(...) else: raise ...`: each branch's optimizer statement
+    (one name), and what else the statement runs (the tests, the other statements of the branches)."""
+    optimizers: List[cst.SimpleStatementLine] = []
+    others: List[cst.CSTNode] = []
+    names = set()
+    branch: Optional[cst.CSTNode] = stmt
+    while branch is not None:
+        if isinstance(branch, cst.If):
+            others.append(branch.test)
+        elif not isinstance(branch, cst.Else):
+            return None
+        body = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else ()
+        made = [s for s in body if _optimizer_name(ctx, site, s) is not None]
+        raises = bool(body) and isinstance(body[-1], cst.SimpleStatementLine) \
+            and isinstance(body[-1].body[-1], cst.Raise)
+        if len(made) > 1 or not made and not raises:
+            return None
+        optimizers.extend(made)  # type: ignore[arg-type]
+        names.update(_optimizer_name(ctx, site, s) for s in made)
+        others.extend(s for s in body if s not in made)
+        branch = branch.orelse if isinstance(branch, cst.If) else None
+    if not optimizers or len(names) != 1 or not isinstance(stmt, cst.If) or not _has_else(stmt):
+        return None
+    return optimizers, others
+
+
+def _has_else(stmt: cst.If) -> bool:
+    while isinstance(stmt.orelse, cst.If):
+        stmt = stmt.orelse
+    return stmt.orelse is not None
+
+
+def _minimize_after(site: Site, block: Sequence[cst.BaseStatement], index: int, name: str,
+                    made: int) -> Optional[cst.SimpleStatementLine]:
+    """The statement `name.minimize(...)` after `index` in the block; NeedsReview when `name` has other
+    bindings than the `made` optimizer statements."""
+    for stmt in block[index + 1:]:
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if optimizer is None and isinstance(small, cst.Assign) and len(small.targets) == 1 \
-                and isinstance(small.targets[0].target, cst.Name) and isinstance(small.value, cst.Call):
-            api = _api(ctx, site, small.value)[0]
-            if api.startswith(_OPTIMIZERS) and not api.startswith("paddle.optimizer.lr."):
-                optimizer, name = stmt, small.targets[0].target.value  # type: ignore[assignment]
-                continue
         value = getattr(small, "value", None)
-        if name is not None and isinstance(value, cst.Call) and dotted(value.func) == f"{name}.minimize":
-            if len(site.scope.bindings.get(name, ())) != 1:
+        if isinstance(value, cst.Call) and dotted(value.func) == f"{name}.minimize":
+            if len(site.scope.bindings.get(name, ())) != made:
                 raise NeedsReview("the optimizer's name is rebound")
-            return optimizer, stmt  # type: ignore[return-value]
-    raise NeedsReview("no optimizer made and minimized after it in the same block; pass grad_clip= to the "
-                      "optimizer whose minimize() it applied to")
+            return stmt  # type: ignore[return-value]
+    return None
 
 
 def _api(ctx: Context, site: Site, call: cst.Call) -> Tuple[str, Optional[ApiEntry]]:
@@ -123,20 +188,38 @@ def _check_loss_made_before(ctx: Context, site: Site, block: Sequence[cst.BaseSt
                             statement: cst.BaseStatement, minimize: cst.SimpleStatementLine) -> None:
     call = minimize.body[0].value  # type: ignore[attr-defined]
     loss = call_args.get(call, "loss") or (call.args[0] if call.args and call.args[0].keyword is None else None)
-    if loss is None or not isinstance(loss.value, cst.Name):
-        raise NeedsReview("the loss minimized is not a name")
-    bindings = site.scope.bindings.get(loss.value.value, ())
-    before = block[:block.index(statement)]
-    made_before = any(_binds(stmt, loss.value.value) for stmt in before) or _is_parameter(site, loss.value.value)
-    if len(bindings) != 1 or not made_before:
+    root = _held_in(loss.value) if loss is not None else None
+    if root is None:
+        raise NeedsReview("the loss minimized is not a name (or an item or attribute of one)")
+    bindings = site.scope.bindings.get(root, ())
+    at = block.index(statement)
+    made_before = any(_binds(stmt, root) for stmt in block[:at]) or _is_parameter(site, root)
+    if len(bindings) != 1 or not made_before or any(_assigns(stmt, root) for stmt in block[at + 1:block.index(minimize)]):
         raise NeedsReview("the loss is not made once, before the call: parameters made after it would not be "
                           "clipped by 1.8 (nor any other)")
+
+
+def _held_in(node: cst.BaseExpression) -> Optional[str]:
+    """The name `node` reads its value from: `loss`, `train_ret["avg_cost"]`, `model.loss` (a literal
+    key, no call), else None."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Subscript) and not (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+                                                    and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.Integer))):
+            return None
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
 def _binds(stmt: cst.BaseStatement, name: str) -> bool:
     return any(isinstance(n, cst.AssignTarget) and any(isinstance(t, cst.Name) and t.value == name
                                                        for t in descendants(n.target)) for n in descendants(stmt)) \
         if isinstance(stmt, cst.SimpleStatementLine) else False
+
+
+def _assigns(stmt: cst.BaseStatement, name: str) -> bool:
+    """Anywhere in `stmt`, an assignment to `name` or to an item or attribute of it."""
+    return any(isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and any(
+        isinstance(t, cst.Name) and t.value == name for t in descendants(n.target)) for n in descendants(stmt))
 
 
 def _is_parameter(site: Site, name: str) -> bool:
@@ -146,16 +229,17 @@ def _is_parameter(site: Site, name: str) -> bool:
                                                                    *params.kwonly_params)}
 
 
-def _check_no_parameters_made(ctx: Context, site: Site, between: Sequence[cst.BaseStatement],
+def _check_no_parameters_made(ctx: Context, site: Site, between: Sequence[cst.CSTNode],
                               clip: cst.BaseExpression) -> None:
-    """Only calls of 1.8 APIs that make no parameter in between, and none rebinding what `clip` reads
-    (it is evaluated later, in the optimizer's call)."""
+    """Only calls that make no parameter in between (of 1.8 APIs that make none, or of Python's
+    builtins that cannot), and nothing rebinding what `clip` reads (it is evaluated in the optimizer's
+    call instead)."""
     read = {n.value for n in descendants(clip) if isinstance(n, cst.Name)}
     for stmt in between:
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if isinstance(stmt, cst.BaseCompoundStatement):
             raise NeedsReview("a compound statement between the call and minimize")
         for node in descendants(stmt):
-            if isinstance(node, cst.Call):
+            if isinstance(node, cst.Call) and not _builtin(ctx, site, node):
                 name, entry = _api(ctx, site, node)
                 module, _, last = name.rpartition(".")
                 if not (name.startswith(_NO_PARAMETERS) or last in _NO_PARAMETER_NAMES.get(module + ".", ())
@@ -164,6 +248,12 @@ def _check_no_parameters_made(ctx: Context, site: Site, between: Sequence[cst.Ba
             if isinstance(node, cst.AssignTarget) and read & {n.value for n in descendants(node.target)
                                                                if isinstance(n, cst.Name)}:
                 raise NeedsReview("what the clip reads is rebound before the optimizer is made")
+
+
+def _builtin(ctx: Context, site: Site, call: cst.Call) -> bool:
+    """A call of one of Python's builtins that run no code of the program's (`print`, an exception)."""
+    return isinstance(call.func, cst.Name) and call.func.value in _BUILTINS \
+        and ctx.resolver.binding_scope(call.func.value, site.scope) is None
 
 
 def _check_only_step(ctx: Context) -> None:
