@@ -13,14 +13,17 @@ This keeps the 1.8 meaning only when moving the evaluation earlier changes nothi
 only when: the call is in a simple statement (`name = ...`, `return ...`, an expression statement), not
 under a lambda, a comprehension, a conditional expression or `and`/`or` (evaluated a different number
 of times, or not at all); nothing evaluated before it in that statement calls anything (a static graph
-names its layers in the order they are made); and the operands keep their order. The new names are
+names its layers in the order they are made, and random operators draw in that order) but the 1.8
+tensor operators of `PURE_OPS`, which make no parameter and draw no random number, so that making them
+after the operand changes no value, only the generated names of their outputs (`a(x, m, axis=0) -
+a(y, m - 1, axis=0)`, fixtures/legacy/elementwise_bind_after_ops.py); and the operands keep their order. The new names are
 fresh: bound nowhere the statement can see, and new to this upgrade (`Context.fresh_name`).
 """
 from __future__ import annotations
 
 import ast
 import re
-from typing import List, Sequence, Tuple
+from typing import Callable, List, Sequence, Tuple
 
 import libcst as cst
 
@@ -33,6 +36,11 @@ _ONCE = (cst.Call, cst.Arg, cst.BinaryOperation, cst.UnaryOperation, cst.Compari
          cst.StarredElement, cst.Dict, cst.DictElement, cst.StarredDictElement)
 _SIMPLE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)
 _EFFECTS = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)
+# 1.8 operators (table names) with no parameter, no random number and no effect beyond their output.
+PURE_OPS = frozenset("paddle.fluid.layers." + name for name in (
+    "elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div", "elementwise_max",
+    "elementwise_min", "expand", "unsqueeze", "squeeze", "reshape", "transpose", "cast", "concat", "log", "exp",
+    "scale", "reduce_sum", "reduce_mean"))
 
 
 def first(ctx: Context, site: Site, operands: Sequence[Tuple[str, cst.BaseExpression]], why: str) -> List[cst.Name]:
@@ -41,7 +49,7 @@ def first(ctx: Context, site: Site, operands: Sequence[Tuple[str, cst.BaseExpres
     statement = ctx.statements[-1] if ctx.statements else None
     if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
             and isinstance(statement.body[0], _SIMPLE) and site.call is not None
-            and _evaluated_first(statement.body[0], site.call)):
+            and _evaluated_first(statement.body[0], site.call, lambda call: _pure_op(ctx, site, call))):
         raise NeedsReview(why)
     if any(_names_paddle(ctx, site, operand) for _, operand in operands):
         raise NeedsReview(why)  # a module or class of paddle itself, not a value: left as it is
@@ -81,22 +89,30 @@ def _names_paddle(ctx: Context, site: Site, operand: cst.BaseExpression) -> bool
     return chain is not None and ctx.resolver.qualname(chain, site.scope) is not None
 
 
-def _evaluated_first(small: cst.BaseSmallStatement, call: cst.Call) -> bool:
+def _pure_op(ctx: Context, site: Site, call: cst.Call) -> bool:
+    chain = dotted(call.func)
+    qualname = ctx.resolver.qualname(chain, site.scope) if chain else None
+    entry = ctx.entry_for(qualname) if qualname else None
+    return entry is not None and entry.name in PURE_OPS
+
+
+def _evaluated_first(small: cst.BaseSmallStatement, call: cst.Call, pure: Callable[[cst.Call], bool]) -> bool:
     """Whether `call`, in the statement, is reached only through parts evaluated once and unconditionally,
-    after nothing that calls anything (an assignment's targets are evaluated after its value)."""
+    after nothing that calls anything but `pure` calls (an assignment's targets are evaluated after its
+    value)."""
     value = getattr(small, "value", None)
-    return value is not None and _reached_cleanly(value, call)
+    return value is not None and _reached_cleanly(value, call, pure)
 
 
-def _reached_cleanly(node: cst.CSTNode, call: cst.Call) -> bool:
+def _reached_cleanly(node: cst.CSTNode, call: cst.Call, pure: Callable[[cst.Call], bool]) -> bool:
     if node is call:
         return True
     if not isinstance(node, _ONCE):
         return False
     for child in children(node):
         if _holds(child, call):
-            return _reached_cleanly(child, call)
-        if _has_effects(child):
+            return _reached_cleanly(child, call, pure)
+        if _has_effects(child, pure):
             return False
     return False
 
@@ -105,6 +121,6 @@ def _holds(node: cst.CSTNode, target: cst.CSTNode) -> bool:
     return any(n is target for n in descendants(node))
 
 
-def _has_effects(node: cst.CSTNode) -> bool:
-    return any(isinstance(n, _EFFECTS) for n in descendants(node))
+def _has_effects(node: cst.CSTNode, pure: Callable[[cst.Call], bool]) -> bool:
+    return any(isinstance(n, _EFFECTS) and not (isinstance(n, cst.Call) and pure(n)) for n in descendants(node))
 
