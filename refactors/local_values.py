@@ -87,6 +87,11 @@ def consecutive(module: cst.Module) -> Iterator[Tuple[cst.BaseStatement, cst.Bas
             yield from zip(block, block[1:])
 
 
+def held(stmt: cst.BaseCompoundStatement) -> List[cst.BaseStatement]:
+    """The statements of the blocks of a compound statement (not those of the blocks in them)."""
+    return [inner for block in _blocks(stmt) for inner in _block(block)]
+
+
 def expressions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`node` and the nodes below it, not entering nested functions, classes or lambdas."""
     from refactors.scopes import children

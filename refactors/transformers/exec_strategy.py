@@ -1,27 +1,33 @@
-"""`es = fluid.ExecutionStrategy()` that only configures a `with_data_parallel` the upgrade converts.
+"""`es = fluid.ExecutionStrategy()` that only configures a `with_data_parallel` the upgrade converts, or
+nothing at all.
 
 1.8.5 `ExecutionStrategy` (`compiler.py:27`, a pybind class) holds the thread count and scope dropping
 of the multi-device executor; Paddle 2.5 removed both. `compiled_program.py` drops its
 `with_data_parallel(exec_strategy=es)` argument where the chained call becomes
-`paddle.static.CompiledProgram(...)` on one device. When that is the object's only use, the statements
-that make and configure it go too: `es = fluid.ExecutionStrategy()`, bound once in its scope, and
-statements `es.<attribute> = <value>` on its known attributes whose value computes nothing (names,
-attributes, literals of the attribute's type: compiled_program.droppable). That is planned before the
-pass (`plan`, from refactor_kwargs' `prepare`), since the statements come before the call that decides.
-Statements that carry a comment are kept whole (the comment would have nowhere to stay).
-Any other use (passed elsewhere, read, a ParallelExecutor, a value that calls something) leaves it
-all as written, served by runtime_shim.
+`paddle.static.CompiledProgram(...)` on one device. When that is the object's only use, or it has no
+use at all but being configured (dead: 1.8.5 only kept the values), the statements that make and
+configure it go too: `es = fluid.ExecutionStrategy()`, bound once in its scope, and statements
+`es.<attribute> = <value>` on its known attributes whose value computes nothing (names, attributes,
+literals of the attribute's type: compiled_program.droppable) or is the device count
+(`fluid.core.get_cuda_device_count()`: a program that ran on 1.8 got its answer, and asking or not
+changes nothing). That is planned before the pass (`plan`, from refactor_kwargs' `prepare`), since the
+statements come before the call that decides. The comments of the statements deleted go, on lines of
+their own, above the next statement that stays, in their block or after the `if` (loop, `with`, ...)
+holding it (at the end of a function the statements are kept whole: the comments would have nowhere to
+stay). Any other use (passed elsewhere,
+read, a ParallelExecutor, a value that calls something) leaves it all as written, served by
+runtime_shim.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from refactors import findings as F, kept_comments
+from refactors import findings as F, kept_comments, todo_comments
 from refactors.engine import Context, Site
-from refactors.local_values import all_statements, assigned_name, bound_once
-from refactors.scopes import descendants
+from refactors.local_values import all_statements, assigned_name, bound_once, consecutive, held
+from refactors.scopes import Scope, descendants, dotted
 from refactors.transformers import compiled_program, emit, register
 
 _NAME = "exec_strategy"
@@ -30,22 +36,75 @@ _ATTRIBUTES = {"num_threads": int, "num_iteration_per_drop_scope": int, "num_ite
                "use_cuda": bool, "allow_op_delay": bool, "use_experimental_executor": bool,
                "use_thread_barrier": bool}
 _PLANNED = "exec_strategy: deleted with its consumer"
+_QUERIES = {"paddle.fluid.core.get_cuda_device_count"}  # how many devices: the usual thread count
 
 
 def plan(ctx: Context) -> None:
     """Before the pass: delete each ExecutionStrategy whose every use goes with a converted call."""
     if "ExecutionStrategy" not in ctx.source:
         return
+    following = {id(stmt): after for stmt, after in consecutive(ctx.module)}
+    enclosing = {id(inner): stmt for stmt in all_statements(ctx.module) if isinstance(stmt, cst.BaseCompoundStatement)
+                 for inner in held(stmt)}
+    deleted: Set[int] = set()
     for stmt in all_statements(ctx.module):
         assigned = assigned_name(stmt)
         if assigned is None or not isinstance(assigned[1], cst.Call) or not _constructs(ctx, assigned[1]):
             continue
-        settings = _settings(ctx, stmt, assigned[0], assigned[1])
-        if settings is None or any(kept_comments.comments(s) for s in (stmt, *settings)):
+        found = _settings(ctx, stmt, assigned[0], assigned[1])
+        if found is None:
+            continue
+        settings, consumers = found
+        if not consumers and any(c.startswith(todo_comments.PREFIX.strip()) for c in kept_comments.comments(stmt)):
+            continue  # left for review by an upgrade before, whose rewrite of its consumer made it dead
+        gone = deleted | {id(s) for s in (stmt, *settings)}
+        carried = _comments_carried(following, enclosing, gone, (stmt, *settings))
+        if carried is None:
             continue  # (a comment there has nowhere to stay)
+        deleted = gone
         for planned in (stmt, *settings):
             ctx.replace(planned, lambda updated: cst.FlattenSentinel([]))
-        ctx.memo.setdefault(_PLANNED, set()).add(id(assigned[1].func))  # type: ignore[union-attr]
+        for kept, lines in carried.items():
+            _put_above(ctx, kept, lines)
+        ctx.memo.setdefault(_PLANNED, {})[id(assigned[1].func)] = consumers  # type: ignore[union-attr, index]
+
+
+def _comments_carried(following: Dict[int, cst.BaseStatement], enclosing: Dict[int, cst.BaseStatement],
+                      gone: Set[int], statements: Tuple[cst.SimpleStatementLine, ...]) -> Optional[Dict[cst.BaseStatement, List[str]]]:
+    """The comments of the statements deleted, by the next statement of their block that stays; None
+    when one has a comment and no such statement."""
+    carried: Dict[cst.BaseStatement, List[str]] = {}
+    for stmt in statements:
+        lines = kept_comments.comments(stmt)
+        if not lines:
+            continue
+        kept = _next_kept(following, enclosing, gone, stmt)
+        if kept is None:
+            return None
+        carried.setdefault(kept, []).extend(lines)
+    return carried
+
+
+def _next_kept(following: Dict[int, cst.BaseStatement], enclosing: Dict[int, cst.BaseStatement], gone: Set[int],
+               stmt: cst.BaseStatement) -> Optional[cst.BaseStatement]:
+    """The statement that stays after `stmt`: in its block, else after the `if`/`for`/... holding it (not
+    out of a function or class); None at the end of one."""
+    while True:
+        kept = following.get(id(stmt))
+        while kept is not None and id(kept) in gone:
+            kept = following.get(id(kept))
+        if kept is not None:
+            return kept
+        owner = enclosing.get(id(stmt))
+        if owner is None or isinstance(owner, (cst.FunctionDef, cst.ClassDef)):
+            return None
+        stmt = owner
+
+
+def _put_above(ctx: Context, stmt: cst.BaseStatement, lines: List[str]) -> None:
+    """Have `stmt` carry the comment `lines` above it, after whatever else replaces it."""
+    earlier: Optional[Callable[[cst.CSTNode], cst.CSTNode]] = ctx.replacements.get(id(stmt))
+    ctx.replace(stmt, lambda updated: kept_comments.above(earlier(updated) if earlier else updated, lines))
 
 
 def _constructs(ctx: Context, call: cst.Call) -> bool:
@@ -55,9 +114,9 @@ def _constructs(ctx: Context, call: cst.Call) -> bool:
 
 
 def _settings(ctx: Context, stmt: cst.SimpleStatementLine, name: str,
-              call: cst.Call) -> Optional[List[cst.SimpleStatementLine]]:
-    """The `name.attr = value` statements of the scope, when every other use of `name` is its
-    `exec_strategy=` in a `with_data_parallel` compiled_program converts; else None."""
+              call: cst.Call) -> Optional[Tuple[List[cst.SimpleStatementLine], int]]:
+    """The `name.attr = value` statements of the scope and the number of its consumers, when every other
+    use of `name` is its `exec_strategy=` in a `with_data_parallel` compiled_program converts; else None."""
     ref = ctx.resolver.references[id(call.func)]
     scope = ref.scope
     if scope.is_class or scope.is_comprehension or not bound_once(scope, name):
@@ -76,9 +135,9 @@ def _settings(ctx: Context, stmt: cst.SimpleStatementLine, name: str,
             consumers += 1
             allowed.add(id(compiled_program.argument(node, _NAME)))
     uses = [n for n in descendants(scope.node) if isinstance(n, cst.Name) and n.value == name]
-    if consumers == 0 or any(id(n) not in allowed for n in uses):
+    if any(id(n) not in allowed for n in uses) or any(not _quiet(ctx, scope, s.body[0].value) for s in settings):
         return None
-    return settings
+    return settings, consumers  # (with no consumer the object is dead: 1.8.5 only kept the values)
 
 
 def _setting(stmt: cst.SimpleStatementLine, name: str) -> bool:
@@ -87,7 +146,7 @@ def _setting(stmt: cst.SimpleStatementLine, name: str) -> bool:
         return False
     target, value = stmt.body[0].targets[0].target, stmt.body[0].value
     if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == name
-            and target.attr.value in _ATTRIBUTES and compiled_program.droppable(value)):
+            and target.attr.value in _ATTRIBUTES):
         return False
     wanted = _ATTRIBUTES[target.attr.value]
     if isinstance(value, cst.Integer):
@@ -95,6 +154,17 @@ def _setting(stmt: cst.SimpleStatementLine, name: str) -> bool:
     if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
         return wanted is bool and value.value != "None"
     return not isinstance(value, (cst.Float, cst.Imaginary, cst.BaseString))
+
+
+def _quiet(ctx: Context, scope: Scope, value: cst.BaseExpression) -> bool:
+    """Dropping the value drops no computation: compiled_program.droppable, or a call of a query of
+    `_QUERIES` (a program that ran on 1.8 got its answer; asking again or not changes nothing)."""
+    if isinstance(value, cst.Call) and not value.args:
+        chain = dotted(value.func)
+        qualname = ctx.resolver.qualname(chain, scope) if chain else None
+        entry = ctx.entry_for(qualname) if qualname else None
+        return entry is not None and entry.name in _QUERIES
+    return compiled_program.droppable(value)
 
 
 def _consumes(ctx: Context, call: cst.Call, name: str) -> bool:
@@ -105,9 +175,12 @@ def _consumes(ctx: Context, call: cst.Call, name: str) -> bool:
 
 @register(_NAME)
 def exec_strategy(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    if id(site.node) not in ctx.memo.get(_PLANNED, ()):  # type: ignore[operator]
+    consumers = ctx.memo.get(_PLANNED, {}).get(id(site.node))  # type: ignore[attr-defined]
+    if consumers is None:
         return node  # left as written: the table's no_equivalent finding says why
+    why = "it only configured a with_data_parallel that Paddle 3 runs on one device" if consumers else \
+        "nothing read it"
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} deleted with the statements configuring it: "
-                              "it only configured a with_data_parallel that Paddle 3 runs on one device", True)
+                              f"{why}", True)
     return emit.converted(site, node)
 
