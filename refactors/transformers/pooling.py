@@ -56,9 +56,10 @@ def _kind(ctx: Context, node: cst.Call) -> str:
 
 def _arguments(ctx: Context, node: cst.Call, kind: str) -> List[cst.Arg]:
     accepts = _ACCEPTS[kind]
-    data_format = emit.value_of(ctx, node, "data_format", "NCHW")
-    if "data_format" not in accepts and data_format != "NCHW":
-        raise NeedsReview(f"{kind} pooling in 2.x has no data_format={data_format!r}")
+    if "data_format" not in accepts:  # (where 2.x takes it, it means what 1.8's did, whatever its value)
+        data_format = emit.value_of(ctx, node, "data_format", "NCHW")
+        if data_format != "NCHW":
+            raise NeedsReview(f"{kind} pooling in 2.x has no data_format={data_format!r}")
     args: List[cst.Arg] = []
     for arg in node.args:
         old = arg.keyword.value if arg.keyword is not None else ""
