@@ -4,7 +4,9 @@ nothing at all.
 1.8.5 `ExecutionStrategy` (`compiler.py:27`, a pybind class) holds the thread count and scope dropping
 of the multi-device executor; Paddle 2.5 removed both. `compiled_program.py` drops its
 `with_data_parallel(exec_strategy=es)` argument where the chained call becomes
-`paddle.static.CompiledProgram(...)` on one device. When that is the object's only use, or it has no
+`paddle.static.CompiledProgram(...)` on one device, and `parallel_executor.py` the `exec_strategy=es` of a
+ParallelExecutor it converts (written with keywords: `parallel_executor.converts`). When those are the
+object's only uses, or it has no
 use at all but being configured (dead: 1.8.5 only kept the values), the statements that make and
 configure it go too: `es = fluid.ExecutionStrategy()`, bound once in its scope, and statements
 `es.<attribute> = <value>` on its known attributes whose value computes nothing (names, attributes,
@@ -15,7 +17,7 @@ statements come before the call that decides. The comments of the statements del
 their own, above the next statement that stays, in their block or after the `if` (loop, `with`, ...)
 holding it (at the end of a function the statements are kept whole: the comments would have nowhere to
 stay). Any other use (passed elsewhere,
-read, a ParallelExecutor, a value that calls something) leaves it all as written, served by
+read, a consumer left as written, a value that calls something) leaves it all as written, served by
 runtime_shim.
 """
 from __future__ import annotations
@@ -28,7 +30,7 @@ from refactors import findings as F, kept_comments, todo_comments
 from refactors.engine import Context, Site
 from refactors.local_values import all_statements, assigned_name, bound_once, consecutive, held
 from refactors.scopes import Scope, descendants, dotted
-from refactors.transformers import compiled_program, emit, register
+from refactors.transformers import compiled_program, emit, parallel_executor, register
 
 _NAME = "exec_strategy"
 # The attributes of 1.8.5's ExecutionStrategy, with the Python type its setter takes.
@@ -131,9 +133,9 @@ def _settings(ctx: Context, stmt: cst.SimpleStatementLine, name: str,
             allowed.add(id(node.attr))
         elif isinstance(node, cst.Arg) and node.keyword is not None:
             allowed.add(id(node.keyword))
-        elif isinstance(node, cst.Call) and _consumes(ctx, node, name):
+        elif isinstance(node, cst.Call) and _consumes(ctx, node, name) is not None:
             consumers += 1
-            allowed.add(id(compiled_program.argument(node, _NAME)))
+            allowed.add(id(_consumes(ctx, node, name)))
     uses = [n for n in descendants(scope.node) if isinstance(n, cst.Name) and n.value == name]
     if any(id(n) not in allowed for n in uses) or any(not _quiet(ctx, scope, s.body[0].value) for s in settings):
         return None
@@ -167,10 +169,16 @@ def _quiet(ctx: Context, scope: Scope, value: cst.BaseExpression) -> bool:
     return compiled_program.droppable(value)
 
 
-def _consumes(ctx: Context, call: cst.Call, name: str) -> bool:
-    """`CompiledProgram(...).with_data_parallel(..., exec_strategy=name)` that compiled_program converts."""
+def _consumes(ctx: Context, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    """Its `exec_strategy=name` when `call` is a `CompiledProgram(...).with_data_parallel(...)` that
+    compiled_program converts or a ParallelExecutor parallel_executor converts (both drop it), else None."""
     given = compiled_program.argument(call, _NAME)
-    return isinstance(given, cst.Name) and given.value == name and compiled_program.converts(ctx, call)
+    if isinstance(given, cst.Name) and given.value == name and compiled_program.converts(ctx, call):
+        return given
+    given = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == _NAME), None)
+    if isinstance(given, cst.Name) and given.value == name and parallel_executor.converts(ctx, call):
+        return given
+    return None
 
 
 @register(_NAME)
@@ -178,8 +186,8 @@ def exec_strategy(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressio
     consumers = ctx.memo.get(_PLANNED, {}).get(id(site.node))  # type: ignore[attr-defined]
     if consumers is None:
         return node  # left as written: the table's no_equivalent finding says why
-    why = "it only configured a with_data_parallel that Paddle 3 runs on one device" if consumers else \
-        "nothing read it"
+    why = "it only configured a with_data_parallel or ParallelExecutor that Paddle 3 runs on one device" \
+        if consumers else "nothing read it"
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} deleted with the statements configuring it: "
                               f"{why}", True)
     return emit.converted(site, node)

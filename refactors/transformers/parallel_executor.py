@@ -12,7 +12,7 @@ return_numpy=...)` in the global scope. Paddle 2.5 removed it. The 2.x spelling,
     ... pe.run(pe_program, feed=feed, fetch_list=fetch_list)
 
 It needs the whole life of `pe` in view: a name bound once in its scope, used afterwards only as
-`pe.run(...)` there. `loss_name` and `exec_strategy` only configure the devices and go (they must be
+`pe.run(...)` there (in a function defined there after it too, which reads the same `pe`). `loss_name` and `exec_strategy` only configure the devices and go (they must be
 plain names, so that dropping them drops no computation), and so does `share_vars_from`: on one device
 every executor runs in the global scope, where the other one's variables are (`pe` may itself be another
 one's `share_vars_from`; runtime_shim's ParallelExecutor takes the Executor it became). A `scope`,
@@ -21,7 +21,7 @@ slice of each batch per place (CPU_NUM CPU places, 1 when unset; every visible G
 """
 from __future__ import annotations
 
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -86,12 +86,24 @@ def _runs(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str) ->
             seen = True
         elif seen and isinstance(own, cst.SimpleStatementLine):
             after.update(id(n) for n in expressions(own))
+        elif seen and isinstance(own, cst.FunctionDef) and _closes_over(ctx, own, name):
+            after.update(id(n) for n in descendants(own))  # defined after it, so called after it
     target = stmt.body[0].targets[0].target  # type: ignore[attr-defined]
     for node in descendants(scope.node):
         if isinstance(node, cst.Name) and node.value == name and id(node) not in skip and node is not target:
             if id(node) not in runs or id(node) not in after:
                 raise NeedsReview(f"`{name}` is used here other than by a later {name}.run(...); rewrite by hand")
     return list(runs.values())
+
+
+def _closes_over(ctx: Context, function: cst.FunctionDef, name: str) -> bool:
+    """`name` in the function (and the functions, classes and comprehensions in it) is the enclosing
+    scope's: no scope there binds it."""
+    for node in (function, *descendants(function)):
+        inner = ctx.resolver.scopes.get(id(node))
+        if inner is not None and (name in inner.bindings or name in inner.globals or name in inner.nonlocals):
+            return False
+    return True
 
 
 def _keyword_runs(ctx: Context, site: Site, node: cst.Call, name: str) -> bool:
@@ -136,9 +148,9 @@ def _checked(ctx: Context, node: cst.Call) -> None:
             raise NeedsReview(f"`{arg}` is not {default}: multi-node training goes through paddle.distributed")
 
 
-@register("parallel_executor", reads=(SCOPE,))
-def parallel_executor(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    stmt = ctx.statements[-1] if ctx.statements else None
+def _planned(ctx: Context, site: Site, node: cst.Call, stmt: Optional[cst.CSTNode]) -> Tuple[str, Optional[List[cst.Call]]]:
+    """The executor's name and the run() calls to rewrite (None: bound several times, each run taking
+    the call as it is); NeedsReview where the rewrite is not sure to keep the 1.8 meaning."""
     bound = assigned_name(stmt) if stmt is not None else None
     if bound is None or bound[1] is not site.call:
         raise NeedsReview("the ParallelExecutor is not assigned to a name; its run() calls cannot be followed")
@@ -146,16 +158,49 @@ def parallel_executor(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     if call_args.has_star(node):
         raise NeedsReview("called with *args/**kwargs; map the arguments by hand")
     _checked(ctx, node)
-    place = _place(ctx, site, emit.required(node, "use_cuda"))
+    emit.required(node, "use_cuda")
     if not bound_once(site.scope, name):
         if not _keyword_runs(ctx, site, node, name):
             raise NeedsReview(f"`{name}` is bound more than once here and used other than by run(fetch_list=..., "
                               f"feed=...) on the default main program; rewrite by hand")
-        report_warning(ctx, site)
-        return emit.converted(site, emit.call(ctx, site, "paddle.static.Executor", place))
+        return name, None
     runs = _runs(ctx, site, stmt, name)  # type: ignore[arg-type]
     for run in runs:
         _run_arguments(run)  # NeedsReview now, while the constructor can still be left as written
+    return name, runs
+
+
+def converts(ctx: Context, call: cst.Call) -> bool:
+    """Before the pass: whether the transformer will convert `call`, a ParallelExecutor of the module
+    written with keywords only (positional arguments are named only later, by args_to_kwargs), and so drop
+    its `exec_strategy=` (exec_strategy.py deletes what made it)."""
+    ref = ctx.resolver.references.get(id(call.func))
+    qualname = ctx.resolver.qualname(ref.dotted, ref.scope) if ref is not None and ref.bindings else None
+    matched = ctx.entry_of_chain(qualname) if qualname else None
+    if matched is None or matched[1] or matched[0].transformer != "parallel_executor" \
+            or any(arg.keyword is None for arg in call.args):
+        return False
+    site = Site(call.func, qualname, ref.bindings[0], ref.scope, 0, 0, entry=matched[0], call=call)  # type: ignore
+    stmt = next((s for s in statements(ref.scope.node) if (assigned_name(s) or (None, None))[1] is call), None)
+    try:
+        _planned(ctx, site, call, stmt)
+    except NeedsReview:
+        return False
+    return True
+
+
+@register("parallel_executor", reads=(SCOPE,))
+def parallel_executor(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    stmt = ctx.statements[-1] if ctx.statements else None
+    written = site.call
+    # Decided on the call as written where `converts` decided before the pass (it may have deleted what
+    # made the exec_strategy this drops), so that both decide alike.
+    checked = written if written is not None and all(a.keyword is not None for a in written.args) else node
+    name, runs = _planned(ctx, site, checked, stmt)
+    place = _place(ctx, site, emit.required(node, "use_cuda"))
+    if runs is None:
+        report_warning(ctx, site)
+        return emit.converted(site, emit.call(ctx, site, "paddle.static.Executor", place))
     program_name = ctx.fresh_name(site.scope, f"{name}_program")
     main = static_program.given(ctx, site, node) or static_program.default(ctx, site)
     build = call_args.get(node, "build_strategy")
