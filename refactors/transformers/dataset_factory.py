@@ -1,0 +1,204 @@
+"""`ds = fluid.DatasetFactory().create_dataset()` and its setters: a `paddle.distributed.QueueDataset`.
+
+1.8.5 `DatasetFactory().create_dataset(datafeed_class="QueueDataset")` (`dataset.py:40`) returns a
+QueueDataset, which public setters configure one field at a time (`set_use_var`, `set_pipe_command`,
+`set_batch_size`, `set_thread`: `dataset.py:113-260`), each writing the field of its data-feed
+description. 2.x `paddle.distributed.QueueDataset` has the same fields behind one `init(use_var=...,
+pipe_command=..., batch_size=..., thread_num=...)` whose other fields keep 1.8's defaults (a second
+`init` would reset the fields it is not given), and the same `set_filelist` and `Executor.
+train_from_dataset` (checked on 1.8.5 and 3.3.1, fixtures/legacy/dataset_factory_static.py):
+
+    dataset = fluid.DatasetFactory().create_dataset()
+    dataset.set_use_var([x, y])
+    pipe_command = 'python reader.py {}'.format(vocab)
+    dataset.set_pipe_command(pipe_command)
+    dataset.set_batch_size(32)
+
+becomes `dataset = paddle.distributed.QueueDataset()`, the same assignment to `pipe_command`, and
+`dataset.init(use_var=[x, y], pipe_command=pipe_command, batch_size=32)` where the last setter was.
+The setters' values are then read there, later than 1.8 read them, so the rewrite is done only where
+that changes nothing: each value but the last one's computes nothing (a name, an attribute, a literal,
+a list of those), each setter is an expression statement of the creation's block, set once, and what
+stands between the first and the last one is a setter, a `set_filelist`, or an assignment to names the
+values before it do not read, of a value that computes nothing but a string or a number (string
+formatting, `int(...)`). The dataset must be
+a name bound once, used only so and by `set_filelist` and as the dataset of `train_from_dataset` /
+`infer_from_dataset`. An InMemoryDataset (loaded, shuffled, released by other methods) is left.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+import libcst as cst
+
+from refactors import call_args, kept_comments
+from refactors import findings as F
+from refactors.engine import Context, NeedsReview, Site
+from refactors.local_values import assigned_name, bound_once, consecutive, names_in
+from refactors.scopes import descendants
+from refactors.transformers import SCOPE, emit, register
+
+_SETTERS = {"set_use_var": "use_var", "set_pipe_command": "pipe_command", "set_batch_size": "batch_size",
+            "set_thread": "thread_num"}
+_KEPT = ("set_filelist",)  # the same method in 2.x
+_RUNS = ("train_from_dataset", "infer_from_dataset")  # Executor methods taking it as `dataset` (second)
+_KINDS = {"QueueDataset": "paddle.distributed.QueueDataset"}
+_CONVERSIONS = ("int", "float", "str", "len")  # builtins (where the file does not rebind them)
+
+
+@register("dataset_factory", reads=(SCOPE,))
+def dataset_factory(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    stmt = ctx.statements[-1] if ctx.statements else None
+    created = _create_dataset(site, stmt)
+    kind = _kind(ctx, created)
+    bound = assigned_name(stmt) if isinstance(stmt, cst.SimpleStatementLine) else None
+    if bound is None or bound[1] is not created or not bound_once(site.scope, bound[0]):
+        raise NeedsReview("the dataset is not a name assigned once, so its setters are not in sight")
+    name = bound[0]
+    setters = _setters(ctx, site, stmt, name)  # type: ignore[arg-type]
+    last = setters[-1]
+    values = {_SETTERS[_method(s)]: _value(s) for s in setters}
+    for setter in setters[:-1]:
+        ctx.replace(setter, lambda updated: cst.FlattenSentinel([]))
+    ctx.replace(last, lambda updated: updated.with_changes(body=[cst.Expr(cst.Call(
+        func=cst.Attribute(cst.Name(name), cst.Name("init")),
+        args=[call_args.keyword_arg(k, v) for k, v in values.items()]))]))
+    ctx.replace(created, lambda updated: updated.func.value)  # the constructor, as converted
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name}().create_dataset() -> {_KINDS[kind]}, "
+                                                         f"its setters one init()", True)
+    return emit.converted(site, emit.call(ctx, site, _KINDS[kind]))
+
+
+def _create_dataset(site: Site, stmt: Optional[cst.CSTNode]) -> cst.Call:
+    for found in descendants(stmt) if stmt is not None else ():
+        if isinstance(found, cst.Call) and isinstance(found.func, cst.Attribute) and found.func.value is site.call \
+                and found.func.attr.value == "create_dataset":
+            return found
+    raise NeedsReview("DatasetFactory() is not followed by .create_dataset(...)")
+
+
+def _kind(ctx: Context, created: cst.Call) -> str:
+    if call_args.has_star(created) or len(created.args) > 1 or any(
+            a.keyword is not None and a.keyword.value != "datafeed_class" for a in created.args):
+        raise NeedsReview("create_dataset() takes only datafeed_class")
+    kind = emit.value_of(ctx, created.with_changes(args=[call_args.as_keyword(a, "datafeed_class")
+                                                         for a in created.args]),
+                         "datafeed_class", "QueueDataset")
+    if kind not in _KINDS:
+        raise NeedsReview(f"datafeed_class={kind!r}: only a QueueDataset reads its data the same way in 2.x")
+    return kind
+
+
+def _method(stmt: cst.CSTNode) -> Optional[str]:
+    """`m` of an expression statement `<name>.m(...)`."""
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    call = small.value if isinstance(small, cst.Expr) else None
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+        return call.func.attr.value
+    return None
+
+
+def _value(stmt: cst.SimpleStatementLine) -> cst.BaseExpression:
+    return stmt.body[0].value.args[0].value  # type: ignore[attr-defined]
+
+
+def _setters(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str) -> List[cst.SimpleStatementLine]:
+    """The setter statements after `stmt` in its block, in order; NeedsReview unless moving their values to
+    the last one changes nothing and every other use of `name` is one 2.x takes alike."""
+    following = {id(s): after for s, after in consecutive(ctx.module)}
+    setters: List[cst.SimpleStatementLine] = []
+    between: List[cst.SimpleStatementLine] = []  # statements after the first setter
+    seen: Set[str] = set()
+    current = following.get(id(stmt))
+    while current is not None and len(seen) < len(_SETTERS):
+        method = _method(current)
+        if method in _SETTERS and current.body[0].value.func.value.value == name:  # type: ignore[attr-defined]
+            _check_setter(current, method, seen)  # type: ignore[arg-type]
+            _check_between(ctx, site, between, [_value(s) for s in setters])
+            setters.append(current)  # type: ignore[arg-type]
+            between = []
+        elif setters:
+            between.append(current)  # type: ignore[arg-type]
+        current = following.get(id(current))
+    if not setters:
+        raise NeedsReview("no setter follows in the same block, so the 2.x init() has nothing to take")
+    if not all(_computes_nothing(_value(s)) for s in setters[:-1]):
+        raise NeedsReview("the value of a setter before the last computes something; bind it to a name first")
+    _check_uses(ctx, site, stmt, name, setters)
+    return setters
+
+
+def _check_setter(stmt: cst.SimpleStatementLine, method: str, seen: Set[str]) -> None:
+    call = stmt.body[0].value  # type: ignore[attr-defined]
+    if method in seen:
+        raise NeedsReview(f"{method}() is called twice; the 2.x init() takes each field once")
+    seen.add(method)
+    if len(call.args) != 1 or call.args[0].star or call.args[0].keyword is not None:
+        raise NeedsReview(f"{method}() takes one value, given by position")
+    if kept_comments.comments(stmt):
+        raise NeedsReview(f"the {method}() statement carries a comment, which would have nowhere to stay")
+
+
+def _check_between(ctx: Context, site: Site, between: List[cst.SimpleStatementLine],
+                   values: List[cst.BaseExpression]) -> None:
+    read = set().union(*(names_in(v) for v in values)) if values else set()
+    for stmt in between:
+        if _method(stmt) in _KEPT:
+            continue
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not (isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets)
+                and _formats_only(ctx, site, small.value)):
+            raise NeedsReview("a statement between the setters may change what they were given")
+        if read & {t.target.value for t in small.targets}:  # type: ignore[attr-defined]
+            raise NeedsReview("a statement between the setters rebinds a name their values read")
+
+
+def _check_uses(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str,
+                setters: List[cst.SimpleStatementLine]) -> None:
+    ctx.reads(site.scope.node, words=(name,))
+    allowed = {id(stmt.body[0].targets[0].target)}  # type: ignore[attr-defined]
+    allowed |= {id(s.body[0].value.func.value) for s in setters}  # type: ignore[attr-defined]
+    for node in descendants(site.scope.node):
+        if isinstance(node, cst.Attribute):
+            allowed.add(id(node.attr))  # (no reference to it: `x.dataset`, `f(dataset=...)`)
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            allowed.add(id(node.keyword))
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            receiver, method = node.func.value, node.func.attr.value
+            if method in _KEPT and isinstance(receiver, cst.Name) and receiver.value == name:
+                allowed.add(id(receiver))
+            elif method in _RUNS:
+                given = call_args.get(node, "dataset")
+                given = given or (node.args[1] if len(node.args) > 1 and node.args[1].keyword is None else None)
+                if given is not None and isinstance(given.value, cst.Name) and given.value.value == name:
+                    allowed.add(id(given.value))
+    for node in descendants(site.scope.node):
+        if isinstance(node, cst.Name) and node.value == name and id(node) not in allowed:
+            raise NeedsReview(f"`{name}` is used other than by its setters, set_filelist() and "
+                              f"train_from_dataset(); the 2.x object has other methods")
+
+
+def _computes_nothing(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return all(type(e) is cst.Element and _computes_nothing(e.value) for e in node.elements)
+    return emit.pure(node)
+
+
+def _formats_only(ctx: Context, site: Site, node: cst.BaseExpression) -> bool:
+    """Computes nothing but a string or number: `'...'.format(...)`, `'...' % (...)`, an f-string,
+    `int(...)`, of pure parts."""
+    if _computes_nothing(node) or isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.FormattedString):
+        return all(_computes_nothing(p.expression) for p in node.parts if isinstance(p, cst.FormattedStringExpression))
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and isinstance(node.func.value, (cst.SimpleString, cst.ConcatenatedString)) \
+            and node.func.attr.value == "format":
+        return all(not a.star and _computes_nothing(a.value) for a in node.args)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo) \
+            and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)):
+        return _computes_nothing(node.right)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in _CONVERSIONS \
+            and ctx.resolver.lookup(node.func.value, site.scope) is None:
+        return all(not a.star and a.keyword is None and _computes_nothing(a.value) for a in node.args)
+    return False
