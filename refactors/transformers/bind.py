@@ -16,8 +16,9 @@ of times, or not at all); nothing evaluated before it in that statement calls an
 names its layers in the order they are made, and random operators draw in that order) but the 1.8
 tensor operators of `PURE_OPS`, which make no parameter and draw no random number, so that making them
 after the operand changes no value, only the generated names of their outputs (`a(x, m, axis=0) -
-a(y, m - 1, axis=0)`, fixtures/legacy/elementwise_bind_after_ops.py); and the operands keep their order. The new names are
-fresh: bound nowhere the statement can see, and new to this upgrade (`Context.fresh_name`).
+a(y, m - 1, axis=0)`, fixtures/legacy/elementwise_bind_after_ops.py); and the operands keep their
+order. The new names are fresh: bound nowhere the statement can see, and new to this upgrade
+(`Context.fresh_name`).
 """
 from __future__ import annotations
 

@@ -21,9 +21,9 @@ that changes nothing: each value but the last one's computes nothing (a name, an
 a list of those), each setter is an expression statement of the creation's block, set once, and what
 stands between the first and the last one is a setter, a `set_filelist`, or an assignment to names the
 values before it do not read, of a value that computes nothing but a string or a number (string
-formatting, `int(...)`). The dataset must be
-a name bound once, used only so and by `set_filelist` and as the dataset of `train_from_dataset` /
-`infer_from_dataset`. An InMemoryDataset (loaded, shuffled, released by other methods) is left.
+formatting, `int(...)`). The dataset must be a name bound once, used only so and by `set_filelist`
+and as the dataset of `train_from_dataset` / `infer_from_dataset` in its scope (returned or passed on,
+its uses are out of sight). An InMemoryDataset (loaded, shuffled, released by other methods) is left.
 """
 from __future__ import annotations
 

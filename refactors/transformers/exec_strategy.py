@@ -1,24 +1,23 @@
-"""`es = fluid.ExecutionStrategy()` that only configures a `with_data_parallel` the upgrade converts, or
-nothing at all.
+"""`es = fluid.ExecutionStrategy()` that only configures a `with_data_parallel` or `ParallelExecutor` the
+upgrade converts, or nothing at all.
 
 1.8.5 `ExecutionStrategy` (`compiler.py:27`, a pybind class) holds the thread count and scope dropping
 of the multi-device executor; Paddle 2.5 removed both. `compiled_program.py` drops its
 `with_data_parallel(exec_strategy=es)` argument where the chained call becomes
 `paddle.static.CompiledProgram(...)` on one device, and `parallel_executor.py` the `exec_strategy=es` of a
 ParallelExecutor it converts (written with keywords: `parallel_executor.converts`). When those are the
-object's only uses, or it has no
-use at all but being configured (dead: 1.8.5 only kept the values), the statements that make and
-configure it go too: `es = fluid.ExecutionStrategy()`, bound once in its scope, and statements
-`es.<attribute> = <value>` on its known attributes whose value computes nothing (names, attributes,
-literals of the attribute's type: compiled_program.droppable) or is the device count
+object's only uses, or it has no use but being configured (dead: 1.8.5 only kept the values), the
+statements that make and configure it go too: `es = fluid.ExecutionStrategy()`, bound once in its scope,
+and statements `es.<attribute> = <value>` on its known attributes whose value computes nothing (names,
+attributes, literals of the attribute's type: compiled_program.droppable) or is the device count
 (`fluid.core.get_cuda_device_count()`: a program that ran on 1.8 got its answer, and asking or not
 changes nothing). That is planned before the pass (`plan`, from refactor_kwargs' `prepare`), since the
 statements come before the call that decides. The comments of the statements deleted go, on lines of
 their own, above the next statement that stays, in their block or after the `if` (loop, `with`, ...)
 holding it (at the end of a function the statements are kept whole: the comments would have nowhere to
-stay). Any other use (passed elsewhere,
-read, a consumer left as written, a value that calls something) leaves it all as written, served by
-runtime_shim.
+stay). A dead one that an upgrade before marked for review (its consumer was converted then) is left,
+so that a second run changes nothing. Any other use (passed elsewhere, read, a consumer left as
+written, a value that calls something) leaves it all as written, served by runtime_shim.
 """
 from __future__ import annotations
 
@@ -46,8 +45,8 @@ def plan(ctx: Context) -> None:
     if "ExecutionStrategy" not in ctx.source:
         return
     following = {id(stmt): after for stmt, after in consecutive(ctx.module)}
-    enclosing = {id(inner): stmt for stmt in all_statements(ctx.module) if isinstance(stmt, cst.BaseCompoundStatement)
-                 for inner in held(stmt)}
+    enclosing = {id(inner): stmt for stmt in all_statements(ctx.module)
+                 if isinstance(stmt, cst.BaseCompoundStatement) for inner in held(stmt)}
     deleted: Set[int] = set()
     for stmt in all_statements(ctx.module):
         assigned = assigned_name(stmt)
@@ -72,7 +71,8 @@ def plan(ctx: Context) -> None:
 
 
 def _comments_carried(following: Dict[int, cst.BaseStatement], enclosing: Dict[int, cst.BaseStatement],
-                      gone: Set[int], statements: Tuple[cst.SimpleStatementLine, ...]) -> Optional[Dict[cst.BaseStatement, List[str]]]:
+                      gone: Set[int], statements: Tuple[cst.SimpleStatementLine, ...]
+                      ) -> Optional[Dict[cst.BaseStatement, List[str]]]:
     """The comments of the statements deleted, by the next statement of their block that stays; None
     when one has a comment and no such statement."""
     carried: Dict[cst.BaseStatement, List[str]] = {}
@@ -118,7 +118,7 @@ def _constructs(ctx: Context, call: cst.Call) -> bool:
 def _settings(ctx: Context, stmt: cst.SimpleStatementLine, name: str,
               call: cst.Call) -> Optional[Tuple[List[cst.SimpleStatementLine], int]]:
     """The `name.attr = value` statements of the scope and the number of its consumers, when every other
-    use of `name` is its `exec_strategy=` in a `with_data_parallel` compiled_program converts; else None."""
+    use of `name` is its `exec_strategy=` in a call that drops it (`_consumes`); else None."""
     ref = ctx.resolver.references[id(call.func)]
     scope = ref.scope
     if scope.is_class or scope.is_comprehension or not bound_once(scope, name):
@@ -133,9 +133,11 @@ def _settings(ctx: Context, stmt: cst.SimpleStatementLine, name: str,
             allowed.add(id(node.attr))
         elif isinstance(node, cst.Arg) and node.keyword is not None:
             allowed.add(id(node.keyword))
-        elif isinstance(node, cst.Call) and _consumes(ctx, node, name) is not None:
-            consumers += 1
-            allowed.add(id(_consumes(ctx, node, name)))
+        elif isinstance(node, cst.Call):
+            given = _consumes(ctx, node, name)
+            if given is not None:
+                consumers += 1
+                allowed.add(id(given))
     uses = [n for n in descendants(scope.node) if isinstance(n, cst.Name) and n.value == name]
     if any(id(n) not in allowed for n in uses) or any(not _quiet(ctx, scope, s.body[0].value) for s in settings):
         return None

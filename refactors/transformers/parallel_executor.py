@@ -12,10 +12,12 @@ return_numpy=...)` in the global scope. Paddle 2.5 removed it. The 2.x spelling,
     ... pe.run(pe_program, feed=feed, fetch_list=fetch_list)
 
 It needs the whole life of `pe` in view: a name bound once in its scope, used afterwards only as
-`pe.run(...)` there (in a function defined there after it too, which reads the same `pe`). `loss_name` and `exec_strategy` only configure the devices and go (they must be
-plain names, so that dropping them drops no computation), and so does `share_vars_from`: on one device
-every executor runs in the global scope, where the other one's variables are (`pe` may itself be another
-one's `share_vars_from`; runtime_shim's ParallelExecutor takes the Executor it became). A `scope`,
+`pe.run(...)` there (in a function defined there after it too, which reads the same `pe`). `loss_name`
+and `exec_strategy` only configure the devices and go (they must be plain names, so that dropping them
+drops no computation: `converts` tells exec_strategy.py before the pass that this one goes), and so
+does `share_vars_from`: on one device every executor runs in the global scope, where the other one's
+variables are (`pe` may itself be another one's `share_vars_from`; runtime_shim's ParallelExecutor takes
+the Executor it became). A `scope`,
 distributed trainers and `feed_dict` are left for review. The place count is the table's warning: 1.8 ran one
 slice of each batch per place (CPU_NUM CPU places, 1 when unset; every visible GPU).
 """
@@ -148,7 +150,8 @@ def _checked(ctx: Context, node: cst.Call) -> None:
             raise NeedsReview(f"`{arg}` is not {default}: multi-node training goes through paddle.distributed")
 
 
-def _planned(ctx: Context, site: Site, node: cst.Call, stmt: Optional[cst.CSTNode]) -> Tuple[str, Optional[List[cst.Call]]]:
+def _planned(ctx: Context, site: Site, node: cst.Call,
+             stmt: Optional[cst.CSTNode]) -> Tuple[str, Optional[List[cst.Call]]]:
     """The executor's name and the run() calls to rewrite (None: bound several times, each run taking
     the call as it is); NeedsReview where the rewrite is not sure to keep the 1.8 meaning."""
     bound = assigned_name(stmt) if stmt is not None else None
