@@ -37,7 +37,8 @@ _ATTRIBUTES = {"num_threads": int, "num_iteration_per_drop_scope": int, "num_ite
                "use_cuda": bool, "allow_op_delay": bool, "use_experimental_executor": bool,
                "use_thread_barrier": bool}
 _PLANNED = "exec_strategy: deleted with its consumer"
-_QUERIES = {"paddle.fluid.core.get_cuda_device_count"}  # how many devices: the usual thread count
+# 1.8 queries that only return a value, known by their table targets: how many devices (the usual thread count).
+_QUERIES = {"paddle.device.cuda.device_count"}
 
 
 def plan(ctx: Context) -> None:
@@ -167,7 +168,7 @@ def _quiet(ctx: Context, scope: Scope, value: cst.BaseExpression) -> bool:
         chain = dotted(value.func)
         qualname = ctx.resolver.qualname(chain, scope) if chain else None
         entry = ctx.entry_for(qualname) if qualname else None
-        return entry is not None and entry.name in _QUERIES
+        return entry is not None and entry.update_to in _QUERIES
     return compiled_program.droppable(value)
 
 
