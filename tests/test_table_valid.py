@@ -510,3 +510,10 @@ def test_rendered_table_is_deterministic_and_lists_every_entry(table):
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(rows) == len(table)
     assert [r.split("`")[1] for r in rows] == sorted(table.entries)
+
+
+def test_the_committed_table_view_is_the_rendering_of_the_data(table: Table) -> None:
+    from tools.render_table import DEFAULT_OUT, render
+
+    assert DEFAULT_OUT.read_text(encoding="utf-8") == render(table), \
+        "api_mapping/TABLE.md is out of date: run python -m tools.render_table"
