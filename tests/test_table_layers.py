@@ -172,8 +172,8 @@ def test_result_changing_arguments_are_left_for_review(legacy, why):
 
 
 NO_EQUIVALENT = [
-    pytest.param("isfinite", "y = fluid.layers.isfinite(x)\n", "paddle.all(paddle.isfinite(x))",
-                 id="isfinite reduces in 1.8"),
+    pytest.param("crf_decoding", "y = fluid.layers.crf_decoding(x, param_attr=p)\n", "paddle.text.ViterbiDecoder",
+                 id="crf_decoding removed by 3.x"),
     pytest.param("lrn", "y = fluid.layers.lrn(x)\n", "alpha=alpha * n", id="lrn alpha per channel"),
     pytest.param("unique", "y = fluid.layers.unique(x)\n", "return_inverse=True", id="unique order"),
     pytest.param("sequence_unpad", "y = fluid.layers.sequence_unpad(x, length)\n", "length mask", id="LoD"),

@@ -86,6 +86,14 @@ def _rewrite(ctx: Context, site: Site, node: cst.Call, targets: Dict[str, str]) 
     return emit.converted(site, emit.finish(ctx, site, new, targets[kind]))
 
 
+def function_call(ctx: Context, site: Site, node: cst.Call) -> cst.Call:
+    """The 2.x pooling function for a 1.8 `pool2d` call written with 1.8 keywords (no table entry applied):
+    for a composite that pools, such as `nets.simple_img_conv_pool`."""
+    kind = _kind(ctx, node)
+    return call_args.with_args(node, _arguments(ctx, node, kind)).with_changes(
+        func=emit.name(ctx, site, _FUNCTIONS[kind]))
+
+
 @register("pool2d")
 def pool2d(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     return _rewrite(ctx, site, node, _FUNCTIONS)
