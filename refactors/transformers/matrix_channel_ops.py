@@ -24,6 +24,7 @@ import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
+from refactors.scopes import descendants
 from refactors.transformers import emit, module_definitions, register
 
 MUL = '''\
@@ -50,12 +51,16 @@ def {name}(x, scale, bias, data_layout="NCHW"):
 '''
 
 
+# What may do something when evaluated: a `name=` holding one is not dropped (`prefix + '_affine'` is).
+_EFFECTS = (cst.Call, cst.NamedExpr, cst.Await, cst.Yield)
+
+
 def _module_function(ctx: Context, site: Site, node: cst.Call, base: str, template: str) -> cst.Call:
     """The call made to the module's function `base`, with the same arguments but `name`."""
     if call_args.has_star(node):
         raise NeedsReview("called with *args/**kwargs")
     dropped = call_args.get(node, "name")
-    if dropped is not None and not (emit.is_literal(ctx, dropped.value) or emit.pure(dropped.value)):
+    if dropped is not None and any(isinstance(n, _EFFECTS) for n in descendants(dropped.value)):
         raise NeedsReview(f"`name={ctx.code(dropped.value).strip()}` would no longer be evaluated")
     name = module_definitions.define_once(ctx, site, base, template)
     node = call_args.remove(node, "name")
