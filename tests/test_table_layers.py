@@ -152,7 +152,6 @@ def test_conversion(legacy, upgraded):
 
 REVIEW = [
     pytest.param("y = fluid.layers.flatten(x, axis=2)\n", "`axis=2`", id="flatten: other axes are not 2-D in 2.x"),
-    pytest.param("y = fluid.layers.relu6(x, threshold=3.0)\n", "`threshold=3.0`", id="relu6: fixed at 6"),
     pytest.param("y = fluid.layers.pool3d(x, pool_size=2, pool_type=kind)\n", "`pool_type=kind`",
                  id="pool3d: the kind chooses the function"),
     pytest.param("y = fluid.layers.sigmoid_cross_entropy_with_logits(x, label, normalize=True)\n",
