@@ -55,14 +55,11 @@ def {name}(x, scale, bias, data_layout="NCHW"):
 _EFFECTS = (cst.Call, cst.NamedExpr, cst.Await, cst.Yield)
 
 
-def _module_function(ctx: Context, site: Site, node: cst.Call, base: str, template: str) -> cst.Call:
+def _module_function(ctx: Context, site: Site, node: cst.Call, base: str, template: str) -> cst.BaseExpression:
     """The call made to the module's function `base`, with the same arguments but `name`."""
-    if call_args.has_star(node):
-        raise NeedsReview("called with *args/**kwargs")
     dropped = call_args.get(node, "name")
     if dropped is not None and any(isinstance(n, _EFFECTS) for n in descendants(dropped.value)):
         raise NeedsReview(f"`name={ctx.code(dropped.value).strip()}` would no longer be evaluated")
-    name = module_definitions.define_once(ctx, site, base, template)
     node = call_args.remove(node, "name")
     # The arguments the user passed by position go back to positions (the function takes 1.8's parameters
     # in 1.8's order up to the dropped ones).
@@ -73,14 +70,14 @@ def _module_function(ctx: Context, site: Site, node: cst.Call, base: str, templa
         if i >= len(args) or args[i].keyword is None or args[i].keyword.value != param.name or param.name == "name":
             break
         args[i] = args[i].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
-    return call_args.with_args(node, args).with_changes(func=cst.Name(name))
+    return module_definitions.call_definition(ctx, site, call_args.with_args(node, args), base, template)
 
 
 @register("mul_matrices")
 def mul_matrices(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     for arg in ("x", "y"):
         emit.required(node, arg)
-    return emit.converted(site, _module_function(ctx, site, node, "fluid_mul", MUL))
+    return _module_function(ctx, site, node, "fluid_mul", MUL)
 
 
 @register("affine_channel")
@@ -97,4 +94,4 @@ def affine_channel(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
         node = call_args.remove(node, "act")
     if layout == "NCHW" and call_args.get(node, "data_layout") is not None:
         node = call_args.remove(node, "data_layout")
-    return emit.converted(site, apply(_module_function(ctx, site, node, "fluid_affine_channel", AFFINE_CHANNEL)))
+    return apply(_module_function(ctx, site, node, "fluid_affine_channel", AFFINE_CHANNEL))

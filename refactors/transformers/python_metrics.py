@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from refactors import call_args
-from refactors.engine import Context, NeedsReview, Site
-from refactors.transformers import emit, module_definitions, register
+from refactors.engine import Context, Site
+from refactors.transformers import module_definitions, register
 
 WEIGHTED_AVERAGE = '''\
 class {name}(object):
@@ -132,21 +131,15 @@ class {name}(object):
 
 @register("weighted_average_class")
 def weighted_average_class(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    return _module_class(ctx, site, node, "WeightedAverage", WEIGHTED_AVERAGE)
+    return module_definitions.call_definition(ctx, site, node, "WeightedAverage", WEIGHTED_AVERAGE)
 
 
 @register("accuracy_metric_class")
 def accuracy_metric_class(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    return _module_class(ctx, site, node, "Accuracy", ACCURACY)
+    return module_definitions.call_definition(ctx, site, node, "Accuracy", ACCURACY)
 
 
 @register("chunk_evaluator_class")
 def chunk_evaluator_class(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    return _module_class(ctx, site, node, "ChunkEvaluator", CHUNK_EVALUATOR)
+    return module_definitions.call_definition(ctx, site, node, "ChunkEvaluator", CHUNK_EVALUATOR)
 
-
-def _module_class(ctx: Context, site: Site, node: cst.Call, base: str, template: str) -> cst.BaseExpression:
-    if call_args.has_star(node):
-        raise NeedsReview("called with *args/**kwargs")
-    name = module_definitions.define_once(ctx, site, base, template)
-    return emit.converted(site, node.with_changes(func=cst.Name(name)))
