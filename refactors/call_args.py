@@ -32,7 +32,7 @@ def has_star(call: cst.Call) -> bool:
     return any(a.star for a in call.args)
 
 
-def _has_comment(node: object) -> bool:
+def has_comment(node: object) -> bool:
     """Whether a comma or whitespace carries a comment (only parenthesized whitespace can)."""
     ws = getattr(node, "whitespace_after", node)
     return isinstance(ws, cst.ParenthesizedWhitespace) and (
@@ -48,15 +48,15 @@ def with_args(call: cst.Call, args: Sequence[cst.Arg]) -> cst.Call:
     for i, arg in enumerate(args[:-1]):
         if arg is old_last:  # no longer last: the end of the list moves on to the new last one
             args[i] = arg.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""), comma=(
-                arg.comma if _has_comment(arg.comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+                arg.comma if has_comment(arg.comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
         elif arg.comma is cst.MaybeSentinel.DEFAULT:
             args[i] = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     if not args or args[-1] is old_last:
         return call.with_changes(args=args)
     last = args[-1]
-    if old_last in args and _has_comment(old_last.comma):
+    if old_last in args and has_comment(old_last.comma):
         end = _NO_END  # the original last one kept its comma and its comment
-    if _has_comment(last.comma):  # its own comment stays on its line; what ended the list follows
+    if has_comment(last.comma):  # its own comment stays on its line; what ended the list follows
         tail = end[1].whitespace_after if isinstance(end[1], cst.Comma) else end[0]
         args[-1] = last.with_changes(comma=last.comma.with_changes(
             whitespace_after=_followed_by(last.comma.whitespace_after, tail)))  # type: ignore[union-attr]

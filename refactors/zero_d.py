@@ -28,9 +28,9 @@ import libcst as cst
 from refactors.engine import Context, Site
 from refactors.scopes import descendants, dotted
 
-# The transformers whose results are 0-D in 2.x: full reductions, and static learning-rate schedules (the
-# program's rate variable that 1.8 code fetched).
-PRODUCERS = ("full_reduce_shape1", "lr_decay_static")
+# The transformers whose results are 0-D in 2.x: full reductions (isfinite's too), and static learning-rate
+# schedules (the program's rate variable that 1.8 code fetched).
+PRODUCERS = ("full_reduce_shape1", "all_finite", "lr_decay_static")
 _ZERO_D = "zero-d producers"  # ctx.memo key: ids of the original calls converted to a 0-D result
 _UNSEEN = "zero-d unseen"  # ctx.memo key: id of an original call -> how its value leaves what the file shows
 

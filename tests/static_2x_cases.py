@@ -1017,6 +1017,9 @@ case("paddle.vision.ops.yolo_loss", lambda fn, env: fn(
     env.data(np.array([[[0.5, 0.5, 0.3, 0.4]]], "float32")), env.data(np.array([[1]], "int32")),
     anchors=[10, 13, 16, 30], anchor_mask=[0, 1], class_num=2, ignore_thresh=0.7, downsample_ratio=8,
     use_label_smooth=False))
+case("paddle.vision.ops.box_coder", lambda fn, env: fn(
+    env.data(np.array([[1, 2, 9, 8], [0, 0, 4, 6]], "float32")), [0.1, 0.1, 0.2, 0.2],
+    env.data(np.array([[2, 2, 8, 9], [1, 0, 5, 5], [3, 1, 7, 12]], "float32"))))
 case("paddle.nn.functional.gather_tree", lambda fn, env: fn(
     env.data(np.array([[[2, 2], [6, 1]], [[3, 9], [6, 1]], [[0, 1], [9, 0]]], "int64")),
     env.data(np.array([[[0, 0], [1, 1]], [[1, 0], [1, 0]], [[0, 0], [0, 1]]], "int64"))))

@@ -113,3 +113,17 @@ def _value_before_dtype(ctx: Context, node: cst.Call) -> cst.Call:
     args = [a for a in node.args if a is not value]
     at = args.index(dtype)
     return call_args.with_args(node, [*args[:at], value.with_changes(comma=cst.MaybeSentinel.DEFAULT), *args[at:]])
+
+
+@register("normal_batch_size_like")
+def normal_batch_size_like(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    """`gaussian_random_batch_size_like` (`layers/nn.py`, op of the same name) draws like `gaussian_random`
+    over the same shape rule: `paddle.normal(mean, std, shape)`, which draws float32 (the default dtype)
+    from the global generator, so only `dtype='float32'` and `seed=0` (1.8's: no fixed seed) are taken."""
+    if emit.value_of(ctx, node, "dtype", "float32") != "float32":
+        raise NeedsReview("dtype is not 'float32', the only dtype paddle.normal draws by default")
+    if emit.value_of(ctx, node, "seed", 0) != 0:
+        raise NeedsReview("a seed fixed this op's draws in 1.8; paddle.normal has no seed: use paddle.seed()")
+    for arg in ("dtype", "seed"):
+        node = call_args.remove(node, arg)
+    return emit.converted(site, emit.finish(ctx, site, _batch_shape(ctx, site, node)))

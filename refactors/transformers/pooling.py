@@ -1,4 +1,5 @@
-"""`pool2d` / `Pool2D`: one 1.8 API for max, average and global pooling, with `pool_stride=1` by default.
+"""`pool2d` / `Pool2D` (and `pool3d`): one 1.8 API for max, average and global pooling, with `pool_stride=1` by
+default.
 
 2.x has one function (layer) per kind, and its stride defaults to the kernel size, so the 1.8 stride is
 always written out (`stride=1` when 1.8 left it out; `layers/nn.py:3217`, `dygraph/nn.py:802`).
@@ -36,6 +37,9 @@ _ACCEPTS = {
 _FUNCTIONS = {"max": "paddle.nn.functional.max_pool2d", "avg": "paddle.nn.functional.avg_pool2d",
               "adaptive_max": "paddle.nn.functional.adaptive_max_pool2d",
               "adaptive_avg": "paddle.nn.functional.adaptive_avg_pool2d"}
+_FUNCTIONS_3D = {"max": "paddle.nn.functional.max_pool3d", "avg": "paddle.nn.functional.avg_pool3d",
+                 "adaptive_max": "paddle.nn.functional.adaptive_max_pool3d",
+                 "adaptive_avg": "paddle.nn.functional.adaptive_avg_pool3d"}
 _LAYERS = {"max": "paddle.nn.MaxPool2D", "avg": "paddle.nn.AvgPool2D",
            "adaptive_max": "paddle.nn.AdaptiveMaxPool2D", "adaptive_avg": "paddle.nn.AdaptiveAvgPool2D"}
 # Arguments 1.8 accepted that do not change the result (cuDNN is an implementation choice).
@@ -54,11 +58,11 @@ def _kind(ctx: Context, node: cst.Call) -> str:
     return pool_type
 
 
-def _arguments(ctx: Context, node: cst.Call, kind: str) -> List[cst.Arg]:
+def _arguments(ctx: Context, node: cst.Call, kind: str, layout: str = "NCHW") -> List[cst.Arg]:
     accepts = _ACCEPTS[kind]
     if "data_format" not in accepts:  # (where 2.x takes it, it means what 1.8's did, whatever its value)
-        data_format = emit.value_of(ctx, node, "data_format", "NCHW")
-        if data_format != "NCHW":
+        data_format = emit.value_of(ctx, node, "data_format", layout)
+        if data_format != layout:
             raise NeedsReview(f"{kind} pooling in 2.x has no data_format={data_format!r}")
     args: List[cst.Arg] = []
     for arg in node.args:
@@ -79,17 +83,31 @@ def _arguments(ctx: Context, node: cst.Call, kind: str) -> List[cst.Arg]:
 
 def _rewrite(ctx: Context, site: Site, node: cst.Call, targets: Dict[str, str]) -> cst.BaseExpression:
     kind = _kind(ctx, node)
-    new = call_args.with_args(node, _arguments(ctx, node, kind))
-    if "x" not in emit.keyword_names(new) and targets is _FUNCTIONS:
+    new = call_args.with_args(node, _arguments(ctx, node, kind, "NCDHW" if targets is _FUNCTIONS_3D else "NCHW"))
+    if "x" not in emit.keyword_names(new) and targets is not _LAYERS:
         raise NeedsReview("`input` is missing")
     if targets is _LAYERS:
         new = call_args.remove(new, "x")
     return emit.converted(site, emit.finish(ctx, site, new, targets[kind]))
 
 
+def function_call(ctx: Context, site: Site, node: cst.Call) -> cst.Call:
+    """The 2.x pooling function for a 1.8 `pool2d` call written with 1.8 keywords (no table entry applied):
+    for a composite that pools, such as `nets.simple_img_conv_pool`."""
+    kind = _kind(ctx, node)
+    return call_args.with_args(node, _arguments(ctx, node, kind)).with_changes(
+        func=emit.name(ctx, site, _FUNCTIONS[kind]))
+
+
 @register("pool2d")
 def pool2d(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     return _rewrite(ctx, site, node, _FUNCTIONS)
+
+
+@register("pool3d")
+def pool3d(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    """`layers.pool3d` (`layers/nn.py:3427`): the same rule over NCDHW input, to the 3-D functions."""
+    return _rewrite(ctx, site, node, _FUNCTIONS_3D)
 
 
 @register("pool2d_layer")

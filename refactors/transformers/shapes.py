@@ -11,6 +11,7 @@
 - `full_reduce_shape1`: a full reduction gives shape `[1]` in 1.8 (`layers/nn.py:5672`) and 0-D in
   Paddle >= 2.5, the idiomatic 2.x result; the 1.8 reads that index it (`loss.numpy()[0]`) are made
   scalar reads (`refactors.zero_d`).
+- `all_finite`: 1.8 `isfinite` reduces to one bool; 2.x's is element-wise: `paddle.all(paddle.isfinite(x))`.
 """
 from __future__ import annotations
 
@@ -89,3 +90,13 @@ def full_reduce_shape1(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpr
         raise NeedsReview("keep_dim is not a bool literal")
     zero_d.produced(ctx, site)
     return emit.converted(site, reduced)
+
+
+@register("all_finite")
+def all_finite(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    """1.8 `layers.isfinite` (`layers/tensor.py:1250`, op `isfinite`) is one bool, whether every element is
+    finite, shape [1]; 2.x `paddle.isfinite` is element-wise, so the result is `paddle.all` of it, 0-D like
+    any full reduction (the reads that indexed the [1] are followed by `refactors.zero_d`)."""
+    finite = emit.finish(ctx, site, node)
+    zero_d.produced(ctx, site)
+    return emit.converted(site, emit.call(ctx, site, "paddle.all", finite))

@@ -142,6 +142,12 @@ def embedding(input: Any, size: Sequence[int], is_sparse: bool = False, is_distr
                                       padding_idx=padding_idx, param_attr=param_attr, dtype=dtype)
 
 
+@adapter("paddle.fluid.layers.relu6", "paddle.clip(x, 0.0, threshold)")
+def relu6(x: Any, threshold: float = 6.0, name: Optional[str] = None) -> Any:
+    """1.8 `layers.relu6` (`layers/nn.py:10393`): min(max(0, x), threshold); 2.x relu6 clips at 6 only."""
+    return op("paddle.clip")(x, 0.0, float(threshold))
+
+
 @adapter("paddle.fluid.layers.one_hot", "paddle.nn.functional.one_hot(paddle.squeeze(x, -1), depth)",
          semantics=(7,))
 def one_hot(input: Any, depth: int, allow_out_of_range: bool = False) -> Any:
