@@ -49,7 +49,7 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, names_in
 from refactors.scopes import descendants
-from refactors.transformers import SCOPE, data_feeder, emit, module_definitions, reading_loop, register
+from refactors.transformers import SCOPE, apart_loader, data_feeder, emit, module_definitions, reading_loop, register
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
@@ -160,6 +160,7 @@ def _other_uses(ctx: Context, site: Site, loader: str, taken: Set[int]) -> Optio
 
 
 def _mode_dygraph(ctx: Context, site: Site, node: cst.Call) -> bool:
+    """Whether the loader `node` makes (at `site.node`, or an original call of the module) is a dygraph one."""
     if ctx.in_dygraph_guard(site.node):
         return True
     if ctx.static_file() or _STATIC_ON.search(ctx.source):  # (the second: a static file upgraded before)
@@ -222,12 +223,18 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
         if loader in names_in(stmt):
             if isinstance(stmt, cst.BaseCompoundStatement) and any(
                     _setter_call(inner, loader, setters) for inner in descendants(stmt)):
+                apart = _apart(ctx, site, node, loader, setters, dygraph)
+                if apart is not None:
+                    return apart
                 raise NeedsReview(f"its data source is set in a nested block ({type(stmt).__name__.lower()}), so "
                                   f"which one `{loader}` reads is known at run time only")
             raise NeedsReview(f"`{loader}` is used (returned, passed on) before a data source is set in the same "
                               f"block")
         between.append(stmt)
     if setter is None:
+        apart = _apart(ctx, site, node, loader, setters, dygraph)
+        if apart is not None:
+            return apart
         raise NeedsReview(f"no `{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)` follows "
                           f"in the same block, so the batches it reads are not in sight")
     method = setter.func.attr.value  # type: ignore[attr-defined]
@@ -289,20 +296,12 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
 
     def build(updated: cst.CSTNode) -> cst.CSTNode:
         source = _setter_args(updated.body[0].value, setters)  # type: ignore[attr-defined]
-        reader = source["reader"]
-        if kind == "set_sample_generator":
-            drop_last = source.get("drop_last") or cst.Name("True")  # 1.8's default there
-            reader = emit.call(ctx, site, "paddle.batch", reader, batch_size=source["batch_size"],
-                               drop_last=drop_last)
         arguments = dict(kept)
         if "places" in source:
             arguments["places"] = source["places"]
         if "feed_list" in kept:  # a static graph
             arguments["return_list"] = cst.Name("False")
-        if feeder is not None:  # its batches are the feed variables' arrays
-            reader = cst.Call(func=cst.Attribute(feeder, cst.Name("batch_reader")), args=[cst.Arg(reader)])
-        samples = cst.Name("False" if kind == "set_batch_generator" or feeder is not None else "True")
-        batches = cst.Call(func=cst.Name(dataset), args=[cst.Arg(reader), call_args.keyword_arg("samples", samples)])
+        batches = _batches(ctx, site, dataset, kind, source, feeder)
         new = emit.call(ctx, site, "paddle.io.DataLoader", batches, batch_size=cst.Name("None"), **arguments)
         assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(loader))], value=new)
         return kept_comments.above(updated.with_changes(body=[assign]), moved)  # type: ignore[attr-defined]
@@ -312,3 +311,96 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> paddle.io.DataLoader over {dataset}, "
                                                          f"made where its data source is set ({method})", True)
     return emit.converted(site, call)
+
+
+def _batches(ctx: Context, site: Site, dataset: str, kind: str, source: Dict[str, cst.BaseExpression],
+             feeder: Optional[cst.Call]) -> cst.Call:
+    """`GeneratorBatches(reader, samples=...)` over the reader a setter was given (`feeder` stacks the
+    samples of a static-graph loader)."""
+    reader = source["reader"]
+    if kind == "set_sample_generator":
+        drop_last = source.get("drop_last") or cst.Name("True")  # 1.8's default there
+        reader = emit.call(ctx, site, "paddle.batch", reader, batch_size=source["batch_size"], drop_last=drop_last)
+    if feeder is not None:  # its batches are the feed variables' arrays
+        reader = cst.Call(func=cst.Attribute(feeder, cst.Name("batch_reader")), args=[cst.Arg(reader)])
+    samples = cst.Name("False" if kind == "set_batch_generator" or feeder is not None else "True")
+    return cst.Call(func=cst.Name(dataset), args=[cst.Arg(reader), call_args.keyword_arg("samples", samples)])
+
+
+def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Setters,
+           dygraph: bool) -> Optional[cst.BaseExpression]:
+    """The build of a loader whose data source is set apart from it (apart_loader): the 2.x constructor
+    with this build's arguments, each setter planned (once per scope and name) to make the loader from it.
+    None when the uses have another shape."""
+    key = ("loader set apart", id(site.scope.node), loader)
+    if key not in ctx.memo:
+        try:
+            ctx.memo[key] = _plan_apart(ctx, site, loader, setters, dygraph)
+        except NeedsReview as reason:
+            ctx.memo[key] = reason
+    found = ctx.memo[key]
+    if isinstance(found, NeedsReview):
+        raise NeedsReview(str(found))
+    if found is None:
+        return None
+    kept: Dict[str, cst.BaseExpression] = {"batch_size": cst.Name("None")}
+    if not dygraph:
+        kept["feed_list"] = call_args.get(node, "feed_list").value  # type: ignore[union-attr]
+        kept["return_list"] = cst.Name("False")
+    double_buffer = call_args.get(node, "use_double_buffer")
+    if double_buffer is not None:
+        kept["use_buffer_reader"] = double_buffer.value
+    constructor = cst.Attribute(emit.stdlib_module(ctx, site, "functools"), cst.Name("partial"))
+    new = call_args.with_args(cst.Call(func=constructor), [cst.Arg(emit.name(ctx, site, "paddle.io.DataLoader"))] + [
+        call_args.keyword_arg(k, v) for k, v in kept.items()])
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> paddle.io.DataLoader's arguments here "
+                                                         f"(functools.partial), made into the loader where its data "
+                                                         f"source is set", True)
+    return emit.converted(site, new)
+
+
+def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph: bool) -> Optional[apart_loader.Plan]:
+    def same_api(value: cst.BaseExpression) -> bool:
+        ref = ctx.resolver.references.get(id(value.func)) if isinstance(value, cst.Call) else None
+        matched = ctx.entry_of_chain(ctx.resolver.qualname(ref.dotted, ref.scope) or "") if ref else None
+        return matched is not None and matched[0] is site.entry
+
+    found = apart_loader.plan(ctx, site, loader, lambda stmt: _setter_call(stmt, loader, setters), same_api)
+    if found is None:
+        return None
+    for build in found.builds:
+        call: cst.Call = build.body[0].value  # type: ignore[attr-defined, assignment]
+        if any(arg.keyword is None for arg in call.args):
+            raise NeedsReview(f"a build of `{loader}` passes arguments by position")
+        if _mode_dygraph(ctx, site, call) != dygraph or (call is not site.call and ctx.in_dygraph_guard(call) != dygraph):
+            raise NeedsReview(f"the builds of `{loader}` are not all of one mode (dygraph or static graph)")
+        apart_loader.check_build(ctx, call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
+    for _, setter in found.setters:
+        source = _setter_args(setter, setters)
+        method = setter.func.attr.value  # type: ignore[attr-defined]
+        kind = setters[method][0]
+        if not dygraph and kind != "set_batch_generator":
+            raise NeedsReview(f"{method} in a static graph, apart from the build: 1.8 converted each sample to the "
+                              f"dtype and shape of its feed variable, which are not in sight where the source is set")
+        if kind == "set_sample_generator" and "batch_size" not in source:
+            raise NeedsReview(f"{method} without batch_size")
+        if not dygraph and "places" not in source:
+            raise NeedsReview("an iterable static-graph loader without places")
+    dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
+    emit.stdlib_module(ctx, site, "functools")
+    emit.name(ctx, site, "paddle.io.DataLoader")
+
+    def build(updated: cst.CSTNode) -> cst.CSTNode:
+        call = updated.body[0].value  # type: ignore[attr-defined]
+        source = _setter_args(call, setters)
+        kind = setters[call.func.attr.value][0]
+        args = [cst.Arg(_batches(ctx, site, dataset, kind, source, None))]
+        if "places" in source:
+            args.append(call_args.keyword_arg("places", source["places"]))
+        new = call_args.with_args(cst.Call(func=cst.Name(loader)), args)
+        assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(loader))], value=new)
+        return updated.with_changes(body=[assign])  # type: ignore[attr-defined]
+
+    for statement, _ in found.setters:
+        ctx.replace(statement, build)
+    return found
