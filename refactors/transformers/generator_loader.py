@@ -49,7 +49,7 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, names_in
 from refactors.scopes import descendants
-from refactors.transformers import SCOPE, apart_loader, data_feeder, emit, module_definitions, reading_loop, register
+from refactors.transformers import SCOPE, apart_loader, callers, data_feeder, emit, module_definitions, reading_loop, register
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
@@ -202,7 +202,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     statement = ctx.statements[-1] if ctx.statements else None
     bound = assigned_name(statement) if statement is not None else None
     if bound is None or bound[1] is not emit.original_call(ctx, site):
-        raise NeedsReview("the loader is not assigned to a name, so its data source is not in sight")
+        raise NeedsReview(_unnamed(ctx, site, statement))
     loader = bound[0]
     if loader in site.scope.globals or loader in site.scope.nonlocals:
         raise NeedsReview(f"`{loader}` is global here, so its uses are not in sight")
@@ -228,8 +228,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
                     return apart
                 raise NeedsReview(f"its data source is set in a nested block ({type(stmt).__name__.lower()}), so "
                                   f"which one `{loader}` reads is known at run time only")
-            raise NeedsReview(f"`{loader}` is used (returned, passed on) before a data source is set in the same "
-                              f"block")
+            raise NeedsReview(_used_before(ctx, loader, stmt))
         between.append(stmt)
     if setter is None:
         apart = _apart(ctx, site, node, loader, setters, dygraph)
@@ -404,3 +403,36 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
     for statement, _ in found.setters:
         ctx.replace(statement, build)
     return found
+
+
+def _unnamed(ctx: Context, site: Site, statement: Optional[cst.CSTNode]) -> str:
+    """Why a loader not assigned to a name is left, naming the piece out of sight."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+    target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        attribute = f"self.{target.attr.value}"
+        classes = [s for s in ctx.statements if isinstance(s, cst.ClassDef)]
+        set_here = classes and any(
+            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value.endswith("_generator")
+            and ctx.code(n.func.value) == attribute for n in descendants(classes[-1]))
+        where = "its class sets it across methods, which the rewrite does not follow" if set_here else \
+            "no method of its class sets it (code of another module or a caller does)"
+        return f"the loader is kept in `{attribute}`, and its data source is not in sight: {where}"
+    if isinstance(small, cst.Return):
+        return "the loader is returned as it is made, so its data source is set by a caller, not in sight"
+    return "the loader is not assigned to a name, so its data source is not in sight"
+
+
+def _used_before(ctx: Context, loader: str, stmt: cst.BaseStatement) -> str:
+    """Why a loader used before a setter in its block is left, naming the piece out of sight."""
+    returned = any(isinstance(n, cst.Return) and n.value is not None and loader in names_in(n.value)
+                   for n in descendants(stmt))
+    functions = [s for s in ctx.statements if isinstance(s, cst.FunctionDef)]
+    if returned and functions:
+        function = functions[-1]
+        calls = callers.calls_of(ctx, function)
+        where = "is called in a way the file does not show" if calls is None else \
+            "is called in no other place of this module (its callers are in other modules)" if not calls else \
+            "has its callers in this module, which the rewrite does not follow into yet"
+        return f"`{loader}` is returned before a data source is set: `{function.name.value}` {where}"
+    return f"`{loader}` is used (returned, passed on) before a data source is set in the same block"
