@@ -27,14 +27,13 @@ dtypes, which the setter cannot see.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
 from refactors import call_args
-from refactors.engine import Context, NeedsReview, Site
-from refactors.local_values import statements
-from refactors.scopes import descendants
+from refactors.engine import Context, NeedsReview
+from refactors.scopes import Scope, descendants
 
 # A statement of the scope and the compound statements around it (in the scope), outermost first.
 Path = Tuple[cst.CSTNode, ...]
@@ -84,10 +83,11 @@ def _chain(top: cst.If) -> List[cst.BaseSuite]:
     return blocks  # type: ignore[return-value]
 
 
-def plan(ctx: Context, site: Site, loader: str, setter_of, same_api) -> Optional[Plan]:
-    """The builds and setters of `loader` in the site's scope when the shape above holds; None when the
-    uses have another shape (the caller gives its own reason); NeedsReview for a shape that comes close."""
-    scope = site.scope
+def plan(scope: Scope, loader: str, setter_of: Callable[[cst.CSTNode], Optional[cst.Call]],
+         is_build: Callable[[cst.Assign], bool]) -> Optional[Plan]:
+    """The builds (assignments `is_build` accepts) and setters of `loader` in `scope` when the shape above
+    holds; None when the uses have another shape (the caller gives its own reason); NeedsReview for a
+    shape that comes close."""
     if scope.is_class or loader in scope.globals or loader in scope.nonlocals:
         return None
     walked = list(_walk(scope.node.body, ()))
@@ -104,9 +104,8 @@ def plan(ctx: Context, site: Site, loader: str, setter_of, same_api) -> Optional
         if any(isinstance(n, _NESTED) for n in descendants(stmt)) and _used_nested(stmt, loader):
             raise NeedsReview(f"`{loader}` is used in a nested function or lambda, so when it is read is not in sight")
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == loader
-                                                 for t in small.targets):
-            if len(small.targets) != 1 or not same_api(small.value):
+        if isinstance(small, cst.Assign) and loader in _targets(small):
+            if not is_build(small):
                 return None
             builds.append((stmt, path, block))
         elif setter_of(stmt) is not None:
@@ -131,6 +130,15 @@ def plan(ctx: Context, site: Site, loader: str, setter_of, same_api) -> Optional
     if not all(_after_setter(order, setters, chain, stmt, path) for stmt, path, _ in reads):
         raise NeedsReview(f"`{loader}` is used where a path to it may not have set its data source, or set it twice")
     return Plan([b for b, _, _ in builds], [(s, setter_of(s)) for s, _, _ in setters])
+
+
+def _targets(assign: cst.Assign) -> List[str]:
+    """The names an assignment binds as a name or an element of a tuple or list target."""
+    found = []
+    for target in (t.target for t in assign.targets):
+        elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        found += [e.value for e in elements if isinstance(e, cst.Name)]
+    return found
 
 
 def _uses_in_header(stmt: cst.BaseCompoundStatement, loader: str) -> bool:

@@ -35,6 +35,14 @@ otherwise the call is left (runtime_shim serves it) with the reason:
   through data_feeder's `NumpyFeeder(...).batch_reader` (fixtures/legacy/generator_samples_static.py).
 `capacity` and `use_multiprocess` only tune the queue and the worker; `use_double_buffer` is 2.x's
 `use_buffer_reader`.
+
+A loader built in one place and set in another is made in two steps, `functools.partial(paddle.io.DataLoader,
+...)` where it is built and `loader = loader(GeneratorBatches(...), places=...)` where its source is set:
+within one scope when the shape apart_loader describes holds (built in the branches of an `if`, set after),
+and where a function of the module returns it (alone, or as the same element of every `return`'s tuple)
+to callers, all in the module, that set it in that shape (fixtures/legacy/returned_loader_static.py).
+Otherwise the finding names the piece out of sight (`self.<attr>` set by another module, a function's
+callers in other modules).
 """
 from __future__ import annotations
 
@@ -47,7 +55,7 @@ from api_mapping.modes import LEGACY_STATIC_ON, STATIC_ON
 from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
-from refactors.local_values import assigned_name, names_in
+from refactors.local_values import assigned_name, bound_once, names_in, statements
 from refactors.scopes import descendants
 from refactors.transformers import SCOPE, apart_loader, callers, data_feeder, emit, module_definitions, reading_loop, register
 
@@ -228,6 +236,9 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
                     return apart
                 raise NeedsReview(f"its data source is set in a nested block ({type(stmt).__name__.lower()}), so "
                                   f"which one `{loader}` reads is known at run time only")
+            returned = _returned(ctx, site, node, loader, setters, dygraph)
+            if returned is not None:
+                return returned
             raise NeedsReview(_used_before(ctx, loader, stmt))
         between.append(stmt)
     if setter is None:
@@ -342,6 +353,11 @@ def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Sette
         raise NeedsReview(str(found))
     if found is None:
         return None
+    return _constructor(ctx, site, node, dygraph, "its data source is set")
+
+
+def _constructor(ctx: Context, site: Site, node: cst.Call, dygraph: bool, where: str) -> cst.BaseExpression:
+    """`functools.partial(paddle.io.DataLoader, ...)` with what 1.8's build `node` gave the loader."""
     kept: Dict[str, cst.BaseExpression] = {"batch_size": cst.Name("None")}
     if not dygraph:
         kept["feed_list"] = call_args.get(node, "feed_list").value  # type: ignore[union-attr]
@@ -353,18 +369,19 @@ def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Sette
     new = call_args.with_args(cst.Call(func=constructor), [cst.Arg(emit.name(ctx, site, "paddle.io.DataLoader"))] + [
         call_args.keyword_arg(k, v) for k, v in kept.items()])
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> paddle.io.DataLoader's arguments here "
-                                                         f"(functools.partial), made into the loader where its data "
-                                                         f"source is set", True)
+                                                         f"(functools.partial), made into the loader where {where}", True)
     return emit.converted(site, new)
 
 
 def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph: bool) -> Optional[apart_loader.Plan]:
-    def same_api(value: cst.BaseExpression) -> bool:
+    def same_api(assign: cst.Assign) -> bool:
+        value = assign.value
         ref = ctx.resolver.references.get(id(value.func)) if isinstance(value, cst.Call) else None
         matched = ctx.entry_of_chain(ctx.resolver.qualname(ref.dotted, ref.scope) or "") if ref else None
-        return matched is not None and matched[0] is site.entry
+        return len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and \
+            matched is not None and matched[0] is site.entry
 
-    found = apart_loader.plan(ctx, site, loader, lambda stmt: _setter_call(stmt, loader, setters), same_api)
+    found = apart_loader.plan(site.scope, loader, lambda stmt: _setter_call(stmt, loader, setters), same_api)
     if found is None:
         return None
     for build in found.builds:
@@ -374,7 +391,18 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
         if _mode_dygraph(ctx, site, call) != dygraph or (call is not site.call and ctx.in_dygraph_guard(call) != dygraph):
             raise NeedsReview(f"the builds of `{loader}` are not all of one mode (dygraph or static graph)")
         apart_loader.check_build(ctx, call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
-    for _, setter in found.setters:
+    _check_setters(ctx, site, found.setters, setters, dygraph)
+    _make_at_setters(ctx, site, loader, found.setters, setters)
+    return found
+
+
+def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, cst.Call]], setters: Setters,
+                   dygraph: bool) -> None:
+    """NeedsReview unless each setter of a loader built apart can make the 2.x loader from its constructor."""
+    for statement, setter in found:
+        if id(statement) in ctx.left:
+            raise NeedsReview("its data source is set above the function that builds it, where the rewrite has gone "
+                              "past")
         source = _setter_args(setter, setters)
         method = setter.func.attr.value  # type: ignore[attr-defined]
         kind = setters[method][0]
@@ -385,9 +413,15 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
             raise NeedsReview(f"{method} without batch_size")
         if not dygraph and "places" not in source:
             raise NeedsReview("an iterable static-graph loader without places")
-    dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
+    module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
     emit.stdlib_module(ctx, site, "functools")
     emit.name(ctx, site, "paddle.io.DataLoader")
+
+
+def _make_at_setters(ctx: Context, site: Site, loader: str, found: Sequence[Tuple[cst.CSTNode, cst.Call]],
+                     setters: Setters) -> None:
+    """Each setter statement becomes `loader = loader(GeneratorBatches(reader, ...), places=...)`."""
+    dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
 
     def build(updated: cst.CSTNode) -> cst.CSTNode:
         call = updated.body[0].value  # type: ignore[attr-defined]
@@ -400,9 +434,8 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
         assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(loader))], value=new)
         return updated.with_changes(body=[assign])  # type: ignore[attr-defined]
 
-    for statement, _ in found.setters:
+    for statement, _ in found:
         ctx.replace(statement, build)
-    return found
 
 
 def _unnamed(ctx: Context, site: Site, statement: Optional[cst.CSTNode]) -> str:
@@ -433,6 +466,104 @@ def _used_before(ctx: Context, loader: str, stmt: cst.BaseStatement) -> str:
         calls = callers.calls_of(ctx, function)
         where = "is called in a way the file does not show" if calls is None else \
             "is called in no other place of this module (its callers are in other modules)" if not calls else \
-            "has its callers in this module, which the rewrite does not follow into yet"
+            "returns it other than alone or as one element of every `return`'s tuple, or binds it twice"
         return f"`{loader}` is returned before a data source is set: `{function.name.value}` {where}"
     return f"`{loader}` is used (returned, passed on) before a data source is set in the same block"
+
+
+def _returned(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Setters,
+              dygraph: bool) -> Optional[cst.BaseExpression]:
+    """A loader a function of the module builds and returns (alone, or as the same element of the tuple
+    every `return` gives), whose callers, all in this module, set its source (apart_loader's shape in each
+    caller's scope): built as the constructor, made into the loader where each caller sets it."""
+    key = ("loader returned", id(site.scope.node), loader)
+    if key not in ctx.memo:
+        try:
+            ctx.memo[key] = _plan_returned(ctx, site, loader, setters, dygraph)
+        except NeedsReview as reason:
+            ctx.memo[key] = reason
+    found = ctx.memo[key]
+    if isinstance(found, NeedsReview):
+        raise NeedsReview(str(found))
+    return None if found is None else _constructor(ctx, site, node, dygraph, "each caller sets its data source")
+
+
+def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygraph: bool) -> Optional[bool]:
+    function = site.scope.node
+    if not isinstance(function, cst.FunctionDef) or ctx.statements[:1] != [function] or \
+            not bound_once(site.scope, loader):
+        return None  # (a function of the module, the loader bound once in it)
+    apart_loader.check_build(ctx, site.call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
+    if any(arg.keyword is None for arg in site.call.args):  # type: ignore[union-attr]
+        raise NeedsReview(f"the build of `{loader}` passes arguments by position")
+    index = _returned_index(function, loader)
+    calls = callers.calls_of(ctx, function) if index is not _NOT_RETURNED else None
+    if not calls:
+        return None
+    plans = []
+    for call, scope in calls:
+        statement = _statement_of(ctx, scope, call)
+        small = statement.body[0] if statement is not None else None
+        if not isinstance(small, cst.Assign) or small.value is not call or len(small.targets) != 1:
+            raise NeedsReview(f"a call of `{function.name.value}` is not assigned to names alone, so what it does "
+                              f"with the loader is not in sight")
+        target = small.targets[0].target
+        elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else None
+        name = target if index is None else elements[index] if elements and index < len(elements) and not any(
+            isinstance(e, cst.StarredElement) for e in target.elements) else None  # type: ignore[union-attr]
+        if not isinstance(name, cst.Name):
+            raise NeedsReview(f"a call of `{function.name.value}` does not bind the loader it returns to a name")
+        caller = name.value
+        ctx.reads(scope.node, words=(caller,), into_definitions=False)
+        if not ctx.resolver.is_paddle_root(scope):
+            raise NeedsReview("`paddle` is rebound where a caller sets the loader's data source")
+        try:
+            found = apart_loader.plan(scope, caller, lambda stmt, c=caller: _setter_call(stmt, c, setters),
+                                      lambda assign, c=call: assign.value is c)
+        except NeedsReview as reason:
+            raise NeedsReview(f"where `{function.name.value}` is called, {reason}") from None
+        if found is None:
+            raise NeedsReview(f"`{caller}`, the loader `{function.name.value}` returns, is not given its data source "
+                              f"before it is read where it is called")
+        _check_setters(ctx, site, found.setters, setters, dygraph)
+        plans.append((caller, found))
+    for caller, found in plans:
+        _make_at_setters(ctx, site, caller, found.setters, setters)
+    return True
+
+
+_NOT_RETURNED = object()
+
+
+def _returned_index(function: cst.FunctionDef, loader: str) -> object:
+    """None when every `return` of the function gives the loader, i when each gives it as element i of a
+    tuple (the loader used nowhere else but where it is built); _NOT_RETURNED otherwise."""
+    found: Set[object] = set()
+    uses = returns = 0
+    for node in reading_loop.own_nodes(function):
+        if isinstance(node, cst.Name) and node.value == loader:
+            uses += 1
+        if isinstance(node, (cst.Yield, cst.Lambda, cst.FunctionDef, cst.ClassDef)) and node is not function:
+            if isinstance(node, cst.Yield) or loader in {n.value for n in descendants(node) if isinstance(n, cst.Name)}:
+                return _NOT_RETURNED
+        if isinstance(node, cst.Return):
+            returns += 1
+            value = node.value
+            elements = value.elements if isinstance(value, cst.Tuple) else ()
+            at = [i for i, e in enumerate(elements) if isinstance(e.value, cst.Name) and e.value.value == loader]
+            if isinstance(value, cst.Name) and value.value == loader:
+                found.add(None)
+            elif len(at) == 1 and not any(isinstance(e, cst.StarredElement) for e in elements):
+                found.add(at[0])
+            else:
+                return _NOT_RETURNED
+    return found.pop() if len(found) == 1 and uses == returns + 1 else _NOT_RETURNED
+
+
+def _statement_of(ctx: Context, scope, call: cst.Call) -> Optional[cst.SimpleStatementLine]:
+    """The one-statement line of `scope`'s own code whose statement holds `call` as its value."""
+    for stmt in statements(scope.node):
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and \
+                getattr(stmt.body[0], "value", None) is call:
+            return stmt
+    return None
