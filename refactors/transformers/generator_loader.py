@@ -502,6 +502,8 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
         return None
     plans = []
     for call, scope in calls:
+        if not dygraph and ctx.in_dygraph_guard(call):
+            raise NeedsReview(f"`{function.name.value}` is called in a dygraph guard, where 1.8 made a dygraph loader")
         statement = _statement_of(ctx, scope, call)
         small = statement.body[0] if statement is not None else None
         if not isinstance(small, cst.Assign) or small.value is not call or len(small.targets) != 1:
