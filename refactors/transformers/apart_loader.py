@@ -16,18 +16,19 @@ A 2.x `paddle.io.DataLoader` takes its dataset when it is made, so each build be
 with the arguments 1.8 took there, `functools.partial(paddle.io.DataLoader, batch_size=None, feed_list=[x, y],
 return_list=False)` (its arguments evaluated there, as 1.8 did), and each setter makes the loader from it,
 `loader = loader(GeneratorBatches(reader, samples=False), places=place)` (checked on 1.8.5 and 3.3.1:
-fixtures/legacy/apart_loader_static.py). It is written only where every path from a build to a read of
-the loader sets the source exactly once: every binding of the name in its scope is such a build, none
-in a loop; the setters come after the builds, in no loop, and are either one statement or one per branch
-of one `if`/`elif` chain; each other use of the name follows a setter in its block (or the whole chain,
-when every branch, `else` included, sets the source); nothing in a nested function or lambda uses it. In
-a static graph a sample (list) generator is left: 1.8 converted its samples to the feed variables'
-dtypes, which the setter cannot see.
+fixtures/legacy/apart_loader_static.py, returned_loader_dygraph.py). It is written only where every
+path from a build to a use of the name sets the source exactly once, followed through the scope's own
+code (`if` branches join; a loop or `try` may run any part of itself any number of times, so nothing there
+may build or set it): every binding of the name is such a build, no use of it (an attribute such as
+`start()` included) can see a loader without its source, no setter one that has it already, and nothing in a
+nested function or class uses it. generator_loader decides which builds of a scope take this route, all of
+them or none. In a static graph a sample (list) generator is left: 1.8 converted its samples to the feed
+variables' dtypes, which the setter cannot see.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Callable, FrozenSet, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -35,10 +36,10 @@ from refactors import call_args
 from refactors.engine import Context, NeedsReview
 from refactors.scopes import Scope, descendants
 
-# A statement of the scope and the compound statements around it (in the scope), outermost first.
-Path = Tuple[cst.CSTNode, ...]
-_LOOPS = (cst.For, cst.While)
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+# What the name holds on one path: not bound yet, 1.8's loader without a source, or with one.
+UNBOUND, BUILT, SET = "unbound", "built", "set"
+States = FrozenSet[str]
 
 
 @dataclass
@@ -47,14 +48,109 @@ class Plan:
     setters: List[Tuple[cst.SimpleStatementLine, cst.Call]]
 
 
-def _walk(body, path: Path) -> Iterator[Tuple[cst.BaseStatement, Path, List[cst.BaseStatement]]]:
-    """Every statement of a scope's own code in source order, with its path and the block holding it."""
-    block = list(body.body) if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else list(body)
-    for stmt in block:
-        yield stmt, path, block
-        if isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, _NESTED):
-            for inner in _inner_blocks(stmt):
-                yield from _walk(inner, path + (stmt,))
+class _OtherShape(Exception):
+    """The name is bound other than by a build: the shape does not apply."""
+
+
+@dataclass
+class _Flow:
+    """Follows what `loader` holds along every path through a scope's own code (structured: `if`
+    branches join, a loop or `try` may run any part, so nothing there may build or set it)."""
+
+    loader: str
+    setter_of: Callable[[cst.CSTNode], Optional[cst.Call]]
+    is_build: Callable[[cst.Assign], bool]
+    builds: List[cst.SimpleStatementLine] = field(default_factory=list)
+    setters: List[Tuple[cst.SimpleStatementLine, cst.Call]] = field(default_factory=list)
+
+    def block(self, body, states: Optional[States], fixed: bool) -> Optional[States]:
+        """The states after the statements of `body` from `states` (None: no path goes on); `fixed` in a
+        loop or `try`, where the name may not change."""
+        for stmt in body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body:
+            if states is None:
+                return None
+            states = self.statement(stmt, states, fixed)
+        return states
+
+    def statement(self, stmt: cst.CSTNode, states: States, fixed: bool) -> Optional[States]:
+        if isinstance(stmt, _NESTED):
+            if self._uses(stmt):
+                raise NeedsReview(f"`{self.loader}` is used in a nested function or class, so when it is read is "
+                                  f"not in sight")
+            return states
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return self.simple(stmt, states, fixed)
+        self.read(self._header_uses(stmt), states)
+        if isinstance(stmt, cst.If):
+            after, node = [], stmt
+            while isinstance(node, cst.If):
+                after.append(self.block(node.body, states, fixed))
+                node = node.orelse
+            after.append(self.block(node.body, states, fixed) if node is not None else states)
+            ends = [a for a in after if a is not None]
+            return frozenset().union(*ends) if ends else None
+        if isinstance(stmt, cst.With):
+            return self.block(stmt.body, states, fixed)
+        for inner in _inner_blocks(stmt):  # a loop, `try` or `match`: any part may run, any number of times
+            self.block(inner, states, True)
+        return states
+
+    def simple(self, stmt: cst.SimpleStatementLine, states: States, fixed: bool) -> Optional[States]:
+        small = stmt.body[0] if len(stmt.body) == 1 else None
+        if isinstance(small, cst.Assign) and any(self.loader in _bound(t.target) for t in small.targets):
+            if not self.is_build(small):
+                raise _OtherShape
+            self.change(fixed, "built")
+            self.builds.append(stmt)
+            return frozenset([BUILT])
+        setter = self.setter_of(stmt)
+        if setter is not None:
+            self.change(fixed, "given its data source")
+            if SET in states:
+                raise NeedsReview(f"`{self.loader}` may be given a data source twice")
+            self.setters.append((stmt, setter))
+            return frozenset([SET])
+        if any(self.loader in _bound(t.target) for t in descendants(stmt)
+               if isinstance(t, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))):
+            raise _OtherShape
+        self.read(self._uses(stmt), states)
+        if any(isinstance(s, (cst.Return, cst.Raise)) for s in stmt.body):
+            return None
+        return states
+
+    def change(self, fixed: bool, what: str) -> None:
+        if fixed:
+            raise NeedsReview(f"`{self.loader}` is {what} in a loop or `try`, so how often is known at run time only")
+
+    def read(self, uses: List[cst.CSTNode], states: States) -> None:
+        if not uses:
+            return
+        for node in uses:
+            if isinstance(node, cst.Attribute):
+                raise NeedsReview(f"`{self.loader}.{node.attr.value}` is used, which paddle.io.DataLoader does not have")
+        if BUILT in states:
+            raise NeedsReview(f"`{self.loader}` is used where a path to it has not set its data source")
+
+    def _uses(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        """The uses of the name in `node`: `loader.attr` as the attribute, else the name."""
+        found, seen = [], set()
+        for n in descendants(node):
+            if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == self.loader:
+                found.append(n)
+                seen.add(id(n.value))
+            elif isinstance(n, cst.Name) and n.value == self.loader and id(n) not in seen:
+                found.append(n)
+        return found
+
+    def _header_uses(self, stmt: cst.BaseCompoundStatement) -> List[cst.CSTNode]:
+        """The uses in the part of a compound statement outside its blocks (an `if`'s test, a loop's iterable)."""
+        blocks = {id(b) for b in _inner_blocks(stmt)}
+        found: List[cst.CSTNode] = []
+        for child in stmt.children:
+            if id(child) not in blocks and not isinstance(child, (cst.If, cst.Else, cst.ExceptHandler, cst.Finally,
+                                                                  cst.BaseSuite, cst.MatchCase)):
+                found += self._uses(child)
+        return found
 
 
 def _inner_blocks(stmt: cst.BaseCompoundStatement) -> Iterator[cst.BaseSuite]:
@@ -63,7 +159,7 @@ def _inner_blocks(stmt: cst.BaseCompoundStatement) -> Iterator[cst.BaseSuite]:
     for handler in getattr(stmt, "handlers", ()):
         yield handler.body
     orelse = getattr(stmt, "orelse", None)
-    if orelse is not None:  # an `elif` is an If nested in the one before (its own path step)
+    if orelse is not None:
         yield cst.IndentedBlock(body=[orelse]) if isinstance(orelse, cst.If) else orelse.body
     final = getattr(stmt, "finalbody", None)
     if final is not None:
@@ -72,148 +168,32 @@ def _inner_blocks(stmt: cst.BaseCompoundStatement) -> Iterator[cst.BaseSuite]:
         yield case.body
 
 
-def _chain(top: cst.If) -> List[cst.BaseSuite]:
-    """The blocks of an `if`/`elif`/`else` chain, the `else` last (None when there is none)."""
-    blocks: List[Optional[cst.BaseSuite]] = []
-    node: Optional[cst.CSTNode] = top
-    while isinstance(node, cst.If):
-        blocks.append(node.body)
-        node = node.orelse
-    blocks.append(node.body if isinstance(node, cst.Else) else None)
-    return blocks  # type: ignore[return-value]
+def _bound(target: cst.CSTNode) -> List[str]:
+    """The names an assignment target binds (not those an attribute or subscript target reads)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound(target.value)
+    return []
 
 
 def plan(scope: Scope, loader: str, setter_of: Callable[[cst.CSTNode], Optional[cst.Call]],
          is_build: Callable[[cst.Assign], bool]) -> Optional[Plan]:
-    """The builds (assignments `is_build` accepts) and setters of `loader` in `scope` when the shape above
-    holds; None when the uses have another shape (the caller gives its own reason); NeedsReview for a
-    shape that comes close."""
+    """The builds (assignments `is_build` accepts) and setters of `loader` in `scope` when every path from
+    a build to a use of the name sets the source once; None when the name is bound otherwise or nothing
+    sets it (the caller gives its own reason); NeedsReview where a path breaks the rule."""
     if scope.is_class or loader in scope.globals or loader in scope.nonlocals:
         return None
-    walked = list(_walk(scope.node.body, ()))
-    order = {id(stmt): i for i, (stmt, _, _) in enumerate(walked)}
-    builds, setters, reads = [], [], []
-    for stmt, path, block in walked:
-        if isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, _NESTED):
-            if _uses_in_header(stmt, loader):
-                reads.append((stmt, path, block))
-            continue
-        uses = [n for n in descendants(stmt) if isinstance(n, cst.Name) and n.value == loader]
-        if not uses:
-            continue
-        if any(isinstance(n, _NESTED) for n in descendants(stmt)) and _used_nested(stmt, loader):
-            raise NeedsReview(f"`{loader}` is used in a nested function or lambda, so when it is read is not in sight")
-        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if isinstance(small, cst.Assign) and loader in _targets(small):
-            if not is_build(small):
-                return None
-            builds.append((stmt, path, block))
-        elif setter_of(stmt) is not None:
-            setters.append((stmt, path, block))
-        else:
-            reads.append((stmt, path, block))
-    if len(builds) != len(scope.bindings.get(loader, ())) or not builds or not setters:
+    flow = _Flow(loader, setter_of, is_build)
+    try:
+        flow.block(scope.node.body, frozenset([UNBOUND]), False)
+    except _OtherShape:
         return None
-    if any(isinstance(p, _LOOPS) for _, path, _ in builds + setters for p in path):
-        raise NeedsReview(f"`{loader}` is built or given its data source in a loop, so each build may be set "
-                          f"more than once")
-    if max(order[id(s)] for s, _, _ in builds) > min(order[id(s)] for s, _, _ in setters):
+    if not flow.builds or not flow.setters or len(flow.builds) != len(scope.bindings.get(loader, ())):
         return None
-    chain = _setter_chain(setters) if len(setters) > 1 else None
-    if len(setters) > 1 and chain is None:
-        return None
-    for stmt, _, _ in reads:
-        attribute = next((n for n in descendants(stmt) if isinstance(n, cst.Attribute)
-                          and isinstance(n.value, cst.Name) and n.value.value == loader), None)
-        if attribute is not None:
-            raise NeedsReview(f"`{loader}.{attribute.attr.value}` is used, which paddle.io.DataLoader does not have")
-    if not all(_after_setter(order, setters, chain, stmt, path) for stmt, path, _ in reads):
-        raise NeedsReview(f"`{loader}` is used where a path to it may not have set its data source, or set it twice")
-    return Plan([b for b, _, _ in builds], [(s, setter_of(s)) for s, _, _ in setters])
-
-
-def _targets(assign: cst.Assign) -> List[str]:
-    """The names an assignment binds as a name or an element of a tuple or list target."""
-    found = []
-    for target in (t.target for t in assign.targets):
-        elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
-        found += [e.value for e in elements if isinstance(e, cst.Name)]
-    return found
-
-
-def _uses_in_header(stmt: cst.BaseCompoundStatement, loader: str) -> bool:
-    """`loader` in the part of a compound statement outside its blocks (an `if`'s test, a loop's iterable)."""
-    blocks = {id(b) for b in _inner_blocks(stmt)}
-    stack = [c for c in stmt.children if id(c) not in blocks and not isinstance(c, (cst.If, cst.Else))]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name) and node.value == loader:
-            return True
-        if not isinstance(node, (cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.Finally)):
-            stack.extend(node.children)
-    return False
-
-
-def _used_nested(stmt: cst.CSTNode, loader: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == loader
-               for d in descendants(stmt) if isinstance(d, _NESTED) for n in descendants(d))
-
-
-def _setter_chain(setters) -> Optional[Tuple[cst.If, bool]]:
-    """For several setters: the `if` chain with one of them directly in each of distinct branches, and
-    whether every branch (an `else` too) has one; None for another shape."""
-    top = _chain_top(setters[0][1])
-    if top is None:
-        return None
-    blocks = _chain(top)
-    taken = set()
-    for _, setter_path, block in setters:
-        if _chain_top(setter_path) is not top:
-            return None
-        owner = next((i for i, b in enumerate(blocks) if b is not None and _same(b.body, block)), None)
-        if owner is None or owner in taken:
-            return None
-        taken.add(owner)
-    return top, None not in blocks and len(taken) == len(blocks)
-
-
-def _same(first, second) -> bool:
-    return len(first) == len(second) and all(a is b for a, b in zip(first, second))
-
-
-def _after_setter(order: Dict[int, int], setters, chain, stmt: cst.CSTNode, path: Path) -> bool:
-    """Whether every path to `stmt` sets the source exactly once first: a setter earlier in a block
-    around it (the same branch), or, after a whole `if` chain, a setter in every branch of it."""
-    if any(_follows_in_block(order, setter, setter_path, block, stmt, path) for setter, setter_path, block in setters):
-        return True
-    if chain is None or not chain[1]:
-        return False
-    top = chain[0]
-    outer = _chain_path(setters[0][1], top)
-    return path[:len(outer)] == outer and order[id(stmt)] > order[id(top)] and \
-        (len(path) == len(outer) or order[id(path[len(outer)])] > order[id(top)])
-
-
-def _follows_in_block(order, setter, setter_path: Path, block, stmt: cst.CSTNode, path: Path) -> bool:
-    """`stmt` is a later statement of the setter's block, or inside one."""
-    if path[:len(setter_path)] != setter_path:
-        return False
-    outer = stmt if len(path) == len(setter_path) else path[len(setter_path)]
-    return any(s is outer for s in block) and order[id(outer)] > order[id(setter)]
-
-
-def _chain_top(path: Path) -> Optional[cst.If]:
-    """The first `if` of the `elif` chain whose branch holds a statement of `path`."""
-    if not path or not isinstance(path[-1], cst.If):
-        return None
-    i = len(path) - 1
-    while i > 0 and isinstance(path[i - 1], cst.If) and path[i - 1].orelse is path[i]:
-        i -= 1
-    return path[i]  # type: ignore[return-value]
-
-
-def _chain_path(path: Path, top: cst.If) -> Path:
-    return path[:next(i for i, p in enumerate(path) if p is top)]
+    return Plan(flow.builds, flow.setters)
 
 
 def check_build(ctx: Context, call: cst.Call, dygraph: bool, value_of) -> None:

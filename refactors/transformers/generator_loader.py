@@ -222,8 +222,14 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     dygraph = _mode_dygraph(ctx, site, node)
     if dygraph and not iterable:
         raise NeedsReview("iterable=False in a dygraph guard, which 1.8 did not support")
+    after = _statements_after(ctx)
+    planned = _planned_apart(ctx, site, loader, setters, dygraph)
+    if isinstance(planned, apart_loader.Plan) and not (
+            len(planned.builds) == 1 and len(planned.setters) == 1 and any(s is planned.setters[0][0] for s in after)):
+        return _apart(ctx, site, node, loader, setters, dygraph, planned)
+    apart_reason = str(planned) if isinstance(planned, NeedsReview) else None
     setter, between = None, []
-    for stmt in _statements_after(ctx):
+    for stmt in after:
         setter = _setter_call(stmt, loader, setters)
         if setter is not None:
             setter_statement = stmt
@@ -231,22 +237,17 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
         if loader in names_in(stmt):
             if isinstance(stmt, cst.BaseCompoundStatement) and any(
                     _setter_call(inner, loader, setters) for inner in descendants(stmt)):
-                apart = _apart(ctx, site, node, loader, setters, dygraph)
-                if apart is not None:
-                    return apart
-                raise NeedsReview(f"its data source is set in a nested block ({type(stmt).__name__.lower()}), so "
-                                  f"which one `{loader}` reads is known at run time only")
+                raise NeedsReview(apart_reason or f"its data source is set in a nested block "
+                                                  f"({type(stmt).__name__.lower()}), so which one `{loader}` reads is "
+                                                  f"known at run time only")
             returned = _returned(ctx, site, node, loader, setters, dygraph)
             if returned is not None:
                 return returned
             raise NeedsReview(_used_before(ctx, loader, stmt))
         between.append(stmt)
     if setter is None:
-        apart = _apart(ctx, site, node, loader, setters, dygraph)
-        if apart is not None:
-            return apart
-        raise NeedsReview(f"no `{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)` follows "
-                          f"in the same block, so the batches it reads are not in sight")
+        raise NeedsReview(apart_reason or f"no `{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)` "
+                                          f"follows in the same block, so the batches it reads are not in sight")
     method = setter.func.attr.value  # type: ignore[attr-defined]
     kind = setters[method][0]
     loops = [] if iterable else reading_loop.reading_loops(ctx, site, loader, setter_statement)
@@ -337,23 +338,29 @@ def _batches(ctx: Context, site: Site, dataset: str, kind: str, source: Dict[str
     return cst.Call(func=cst.Name(dataset), args=[cst.Arg(reader), call_args.keyword_arg("samples", samples)])
 
 
-def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Setters,
-           dygraph: bool) -> Optional[cst.BaseExpression]:
-    """The build of a loader whose data source is set apart from it (apart_loader): the 2.x constructor
-    with this build's arguments, each setter planned (once per scope and name) to make the loader from it.
-    None when the uses have another shape."""
+def _planned_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph: bool) -> object:
+    """The plan (once per scope and name) for a loader whose source is set apart from its builds
+    (apart_loader), None when its uses have another shape, or the NeedsReview saying why it cannot be
+    written: every build of the name takes the same route, whichever the pass reaches first."""
     key = ("loader set apart", id(site.scope.node), loader)
     if key not in ctx.memo:
         try:
             ctx.memo[key] = _plan_apart(ctx, site, loader, setters, dygraph)
         except NeedsReview as reason:
             ctx.memo[key] = reason
-    found = ctx.memo[key]
-    if isinstance(found, NeedsReview):
-        raise NeedsReview(str(found))
-    if found is None:
-        return None
-    return _constructor(ctx, site, node, dygraph, "its data source is set")
+    return ctx.memo[key]
+
+
+def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Setters, dygraph: bool,
+           planned: apart_loader.Plan) -> cst.BaseExpression:
+    """A build of the plan: the 2.x constructor with its arguments; the setters, at the first build the
+    pass reaches, planned to make the loader from it."""
+    new = _constructor(ctx, site, node, dygraph, "its data source is set")
+    key = ("loader set apart, setters", id(site.scope.node), loader)
+    if key not in ctx.memo:
+        _make_at_setters(ctx, site, loader, planned.setters, setters)
+        ctx.memo[key] = True
+    return new
 
 
 def _constructor(ctx: Context, site: Site, node: cst.Call, dygraph: bool, where: str) -> cst.BaseExpression:
@@ -392,7 +399,6 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
             raise NeedsReview(f"the builds of `{loader}` are not all of one mode (dygraph or static graph)")
         apart_loader.check_build(ctx, call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
     _check_setters(ctx, site, found.setters, setters, dygraph)
-    _make_at_setters(ctx, site, loader, found.setters, setters)
     return found
 
 
@@ -413,9 +419,6 @@ def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, 
             raise NeedsReview(f"{method} without batch_size")
         if not dygraph and "places" not in source:
             raise NeedsReview("an iterable static-graph loader without places")
-    module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
-    emit.stdlib_module(ctx, site, "functools")
-    emit.name(ctx, site, "paddle.io.DataLoader")
 
 
 def _make_at_setters(ctx: Context, site: Site, loader: str, found: Sequence[Tuple[cst.CSTNode, cst.Call]],
@@ -485,10 +488,16 @@ def _returned(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Se
     found = ctx.memo[key]
     if isinstance(found, NeedsReview):
         raise NeedsReview(str(found))
-    return None if found is None else _constructor(ctx, site, node, dygraph, "each caller sets its data source")
+    if found is None:
+        return None
+    new = _constructor(ctx, site, node, dygraph, "each caller sets its data source")
+    for caller, plan in found:  # type: ignore[attr-defined]
+        _make_at_setters(ctx, site, caller, plan.setters, setters)
+    return new
 
 
-def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygraph: bool) -> Optional[bool]:
+def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters,
+                   dygraph: bool) -> Optional[List[Tuple[str, apart_loader.Plan]]]:
     function = site.scope.node
     if not isinstance(function, cst.FunctionDef) or ctx.statements[:1] != [function] or \
             not bound_once(site.scope, loader):
@@ -529,9 +538,7 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
                               f"before it is read where it is called")
         _check_setters(ctx, site, found.setters, setters, dygraph)
         plans.append((caller, found))
-    for caller, found in plans:
-        _make_at_setters(ctx, site, caller, found.setters, setters)
-    return True
+    return plans
 
 
 _NOT_RETURNED = object()
