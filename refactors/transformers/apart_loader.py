@@ -201,7 +201,8 @@ def check_build(ctx: Context, call: cst.Call, dygraph: bool, value_of) -> None:
     if call_args.has_star(call):
         raise NeedsReview("a build of the loader is called with *args/**kwargs")
     if value_of(call, "iterable", True) is not True:
-        raise NeedsReview("a build of the loader is not iterable=True")
+        raise NeedsReview("iterable=False: a loader the program reads (start(), reset()) is rewritten only where it is "
+                          "built, given its source and read in one function")
     if not dygraph:
         if call_args.get(call, "feed_list") is None:
             raise NeedsReview("a static-graph build of the loader without feed_list")

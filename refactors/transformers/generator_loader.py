@@ -502,13 +502,13 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters,
     if not isinstance(function, cst.FunctionDef) or ctx.statements[:1] != [function] or \
             not bound_once(site.scope, loader):
         return None  # (a function of the module, the loader bound once in it)
-    apart_loader.check_build(ctx, site.call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
-    if any(arg.keyword is None for arg in site.call.args):  # type: ignore[union-attr]
-        raise NeedsReview(f"the build of `{loader}` passes arguments by position")
     index = _returned_index(function, loader)
     calls = callers.calls_of(ctx, function) if index is not _NOT_RETURNED else None
     if not calls:
         return None
+    apart_loader.check_build(ctx, site.call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
+    if any(arg.keyword is None for arg in site.call.args):  # type: ignore[union-attr]
+        raise NeedsReview(f"the build of `{loader}` passes arguments by position")
     plans = []
     for call, scope in calls:
         if not dygraph and ctx.in_dygraph_guard(call):
