@@ -127,7 +127,8 @@ class _Flow:
             return
         for node in uses:
             if isinstance(node, cst.Attribute):
-                raise NeedsReview(f"`{self.loader}.{node.attr.value}` is used, which paddle.io.DataLoader does not have")
+                raise NeedsReview(f"`{self.loader}.{node.attr.value}` is used, which paddle.io.DataLoader does not "
+                                  f"have")
         if BUILT in states:
             raise NeedsReview(f"`{self.loader}` is used where a path to it has not set its data source")
 

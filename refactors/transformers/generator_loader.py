@@ -57,7 +57,8 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, bound_once, names_in, statements
 from refactors.scopes import descendants
-from refactors.transformers import SCOPE, apart_loader, callers, data_feeder, emit, module_definitions, reading_loop, register
+from refactors.transformers import (SCOPE, apart_loader, callers, data_feeder, emit, module_definitions, reading_loop,
+                                   register)
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
@@ -246,8 +247,9 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
             raise NeedsReview(_used_before(ctx, loader, stmt))
         between.append(stmt)
     if setter is None:
-        raise NeedsReview(apart_reason or f"no `{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)` "
-                                          f"follows in the same block, so the batches it reads are not in sight")
+        setter_names = f"{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)"
+        raise NeedsReview(apart_reason or f"no `{setter_names}` follows in the same block, so the batches it reads "
+                                          f"are not in sight")
     method = setter.func.attr.value  # type: ignore[attr-defined]
     kind = setters[method][0]
     loops = [] if iterable else reading_loop.reading_loops(ctx, site, loader, setter_statement)
@@ -375,8 +377,9 @@ def _constructor(ctx: Context, site: Site, node: cst.Call, dygraph: bool, where:
     constructor = cst.Attribute(emit.stdlib_module(ctx, site, "functools"), cst.Name("partial"))
     new = call_args.with_args(cst.Call(func=constructor), [cst.Arg(emit.name(ctx, site, "paddle.io.DataLoader"))] + [
         call_args.keyword_arg(k, v) for k, v in kept.items()])
-    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> paddle.io.DataLoader's arguments here "
-                                                         f"(functools.partial), made into the loader where {where}", True)
+    message = f"{site.name} -> paddle.io.DataLoader's arguments here (functools.partial), made into the loader " \
+              f"where {where}"
+    site.finding = ctx.report(site, F.CONVERTED, "info", message, True)
     return emit.converted(site, new)
 
 
@@ -395,7 +398,8 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
         call: cst.Call = build.body[0].value  # type: ignore[attr-defined, assignment]
         if any(arg.keyword is None for arg in call.args):
             raise NeedsReview(f"a build of `{loader}` passes arguments by position")
-        if _mode_dygraph(ctx, site, call) != dygraph or (call is not site.call and ctx.in_dygraph_guard(call) != dygraph):
+        if _mode_dygraph(ctx, site, call) != dygraph or \
+                (call is not site.call and ctx.in_dygraph_guard(call) != dygraph):
             raise NeedsReview(f"the builds of `{loader}` are not all of one mode (dygraph or static graph)")
         apart_loader.check_build(ctx, call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
     _check_setters(ctx, site, found.setters, setters, dygraph)
