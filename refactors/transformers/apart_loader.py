@@ -37,6 +37,7 @@ from refactors.engine import Context, NeedsReview
 from refactors.scopes import Scope, descendants
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_LATER = (cst.Lambda, cst.GeneratorExp)  # code in a statement that may run after it
 # What the name holds on one path: not bound yet, 1.8's loader without a source, or with one.
 UNBOUND, BUILT, SET = "unbound", "built", "set"
 States = FrozenSet[str]
@@ -96,6 +97,9 @@ class _Flow:
         return states
 
     def simple(self, stmt: cst.SimpleStatementLine, states: States, fixed: bool) -> Optional[States]:
+        if any(isinstance(n, _LATER) and self._uses(n) for n in descendants(stmt)):
+            raise NeedsReview(f"`{self.loader}` is read by a lambda or generator expression, so when it is read is "
+                              f"not in sight")
         small = stmt.body[0] if len(stmt.body) == 1 else None
         if isinstance(small, cst.Assign) and any(self.loader in _bound(t.target) for t in small.targets):
             if not self.is_build(small):
