@@ -67,7 +67,9 @@ class _Flow:
     def block(self, body, states: Optional[States], fixed: bool) -> Optional[States]:
         """The states after the statements of `body` from `states` (None: no path goes on); `fixed` in a
         loop or `try`, where the name may not change."""
-        for stmt in body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body:
+        if isinstance(body, cst.SimpleStatementSuite):  # `if x: a; b` on one line: no build or setter taken there
+            return self.simple(body, states, True)
+        for stmt in body.body if isinstance(body, cst.IndentedBlock) else body:
             if states is None:
                 return None
             states = self.statement(stmt, states, fixed)
@@ -96,29 +98,30 @@ class _Flow:
             self.block(inner, states, True)
         return states
 
-    def simple(self, stmt: cst.SimpleStatementLine, states: States, fixed: bool) -> Optional[States]:
+    def simple(self, stmt: cst.CSTNode, states: States, fixed: bool) -> Optional[States]:
+        """A line of small statements (`stmt` a SimpleStatementLine, or a one-line suite)."""
         if any(isinstance(n, _LATER) and self._uses(n) for n in descendants(stmt)):
             raise NeedsReview(f"`{self.loader}` is read by a lambda or generator expression, so when it is read is "
                               f"not in sight")
-        small = stmt.body[0] if len(stmt.body) == 1 else None
+        small = stmt.body[0] if len(stmt.body) == 1 else None  # type: ignore[attr-defined]
         if isinstance(small, cst.Assign) and any(self.loader in _bound(t.target) for t in small.targets):
             if not self.is_build(small):
                 raise _OtherShape
             self.change(fixed, "built")
-            self.builds.append(stmt)
+            self.builds.append(stmt)  # type: ignore[arg-type]
             return frozenset([BUILT])
         setter = self.setter_of(stmt)
         if setter is not None:
             self.change(fixed, "given its data source")
             if SET in states:
                 raise NeedsReview(f"`{self.loader}` may be given a data source twice")
-            self.setters.append((stmt, setter))
+            self.setters.append((stmt, setter))  # type: ignore[arg-type]
             return frozenset([SET])
         if any(self.loader in _bound(t.target) for t in descendants(stmt)
                if isinstance(t, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))):
             raise _OtherShape
         self.read(self._uses(stmt), states)
-        if any(isinstance(s, (cst.Return, cst.Raise)) for s in stmt.body):
+        if any(isinstance(s, (cst.Return, cst.Raise)) for s in stmt.body):  # type: ignore[attr-defined]
             return None
         return states
 
