@@ -391,6 +391,7 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
         return len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and \
             matched is not None and matched[0] is site.entry
 
+    ctx.reads(site.scope.node, words=(loader,))  # (the nested definitions that may use it too)
     found = apart_loader.plan(site.scope, loader, lambda stmt: _setter_call(stmt, loader, setters), same_api)
     if found is None:
         return None
@@ -506,6 +507,7 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters,
     if not isinstance(function, cst.FunctionDef) or ctx.statements[:1] != [function] or \
             not bound_once(site.scope, loader):
         return None  # (a function of the module, the loader bound once in it)
+    ctx.reads(function, words=(loader,))
     index = _returned_index(function, loader)
     calls = callers.calls_of(ctx, function) if index is not _NOT_RETURNED else None
     if not calls:
@@ -529,7 +531,7 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters,
         if not isinstance(name, cst.Name):
             raise NeedsReview(f"a call of `{function.name.value}` does not bind the loader it returns to a name")
         caller = name.value
-        ctx.reads(scope.node, words=(caller,), into_definitions=False)
+        ctx.reads(scope.node, words=(caller,))
         if not ctx.resolver.is_paddle_root(scope):
             raise NeedsReview("`paddle` is rebound where a caller sets the loader's data source")
         try:
