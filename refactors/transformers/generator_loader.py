@@ -35,6 +35,14 @@ otherwise the call is left (runtime_shim serves it) with the reason:
   through data_feeder's `NumpyFeeder(...).batch_reader` (fixtures/legacy/generator_samples_static.py).
 `capacity` and `use_multiprocess` only tune the queue and the worker; `use_double_buffer` is 2.x's
 `use_buffer_reader`.
+
+A loader built in one place and set in another is made in two steps, `functools.partial(paddle.io.DataLoader,
+...)` where it is built and `loader = loader(GeneratorBatches(...), places=...)` where its source is set:
+within one scope when the shape apart_loader describes holds (built in the branches of an `if`, set after),
+and where a function of the module returns it (alone, or as the same element of every `return`'s tuple)
+to callers, all in the module, that set it in that shape (fixtures/legacy/returned_loader_static.py).
+Otherwise the finding names the piece out of sight (`self.<attr>` set by another module, a function's
+callers in other modules).
 """
 from __future__ import annotations
 
@@ -47,9 +55,10 @@ from api_mapping.modes import LEGACY_STATIC_ON, STATIC_ON
 from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
-from refactors.local_values import assigned_name, names_in
+from refactors.local_values import assigned_name, bound_once, names_in, statements
 from refactors.scopes import descendants
-from refactors.transformers import SCOPE, data_feeder, emit, module_definitions, reading_loop, register
+from refactors.transformers import (SCOPE, apart_loader, callers, data_feeder, emit, module_definitions, reading_loop,
+                                   register)
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
@@ -160,6 +169,7 @@ def _other_uses(ctx: Context, site: Site, loader: str, taken: Set[int]) -> Optio
 
 
 def _mode_dygraph(ctx: Context, site: Site, node: cst.Call) -> bool:
+    """Whether the loader `node` makes (at `site.node`, or an original call of the module) is a dygraph one."""
     if ctx.in_dygraph_guard(site.node):
         return True
     if ctx.static_file() or _STATIC_ON.search(ctx.source):  # (the second: a static file upgraded before)
@@ -201,7 +211,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     statement = ctx.statements[-1] if ctx.statements else None
     bound = assigned_name(statement) if statement is not None else None
     if bound is None or bound[1] is not emit.original_call(ctx, site):
-        raise NeedsReview("the loader is not assigned to a name, so its data source is not in sight")
+        raise NeedsReview(_unnamed(ctx, site, statement))
     loader = bound[0]
     if loader in site.scope.globals or loader in site.scope.nonlocals:
         raise NeedsReview(f"`{loader}` is global here, so its uses are not in sight")
@@ -213,8 +223,14 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     dygraph = _mode_dygraph(ctx, site, node)
     if dygraph and not iterable:
         raise NeedsReview("iterable=False in a dygraph guard, which 1.8 did not support")
+    after = _statements_after(ctx)
+    planned = _planned_apart(ctx, site, loader, setters, dygraph)
+    if isinstance(planned, apart_loader.Plan) and not (
+            len(planned.builds) == 1 and len(planned.setters) == 1 and any(s is planned.setters[0][0] for s in after)):
+        return _apart(ctx, site, node, loader, setters, dygraph, planned)
+    apart_reason = str(planned) if isinstance(planned, NeedsReview) else None
     setter, between = None, []
-    for stmt in _statements_after(ctx):
+    for stmt in after:
         setter = _setter_call(stmt, loader, setters)
         if setter is not None:
             setter_statement = stmt
@@ -222,14 +238,18 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
         if loader in names_in(stmt):
             if isinstance(stmt, cst.BaseCompoundStatement) and any(
                     _setter_call(inner, loader, setters) for inner in descendants(stmt)):
-                raise NeedsReview(f"its data source is set in a nested block ({type(stmt).__name__.lower()}), so "
-                                  f"which one `{loader}` reads is known at run time only")
-            raise NeedsReview(f"`{loader}` is used (returned, passed on) before a data source is set in the same "
-                              f"block")
+                raise NeedsReview(apart_reason or f"its data source is set in a nested block "
+                                                  f"({type(stmt).__name__.lower()}), so which one `{loader}` reads is "
+                                                  f"known at run time only")
+            returned = _returned(ctx, site, node, loader, setters, dygraph)
+            if returned is not None:
+                return returned
+            raise NeedsReview(_used_before(ctx, loader, stmt))
         between.append(stmt)
     if setter is None:
-        raise NeedsReview(f"no `{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)` follows "
-                          f"in the same block, so the batches it reads are not in sight")
+        setter_names = f"{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)"
+        raise NeedsReview(apart_reason or f"no `{setter_names}` follows in the same block, so the batches it reads "
+                                          f"are not in sight")
     method = setter.func.attr.value  # type: ignore[attr-defined]
     kind = setters[method][0]
     loops = [] if iterable else reading_loop.reading_loops(ctx, site, loader, setter_statement)
@@ -289,20 +309,12 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
 
     def build(updated: cst.CSTNode) -> cst.CSTNode:
         source = _setter_args(updated.body[0].value, setters)  # type: ignore[attr-defined]
-        reader = source["reader"]
-        if kind == "set_sample_generator":
-            drop_last = source.get("drop_last") or cst.Name("True")  # 1.8's default there
-            reader = emit.call(ctx, site, "paddle.batch", reader, batch_size=source["batch_size"],
-                               drop_last=drop_last)
         arguments = dict(kept)
         if "places" in source:
             arguments["places"] = source["places"]
         if "feed_list" in kept:  # a static graph
             arguments["return_list"] = cst.Name("False")
-        if feeder is not None:  # its batches are the feed variables' arrays
-            reader = cst.Call(func=cst.Attribute(feeder, cst.Name("batch_reader")), args=[cst.Arg(reader)])
-        samples = cst.Name("False" if kind == "set_batch_generator" or feeder is not None else "True")
-        batches = cst.Call(func=cst.Name(dataset), args=[cst.Arg(reader), call_args.keyword_arg("samples", samples)])
+        batches = _batches(ctx, site, dataset, kind, source, feeder)
         new = emit.call(ctx, site, "paddle.io.DataLoader", batches, batch_size=cst.Name("None"), **arguments)
         assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(loader))], value=new)
         return kept_comments.above(updated.with_changes(body=[assign]), moved)  # type: ignore[attr-defined]
@@ -312,3 +324,261 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> paddle.io.DataLoader over {dataset}, "
                                                          f"made where its data source is set ({method})", True)
     return emit.converted(site, call)
+
+
+def _batches(ctx: Context, site: Site, dataset: str, kind: str, source: Dict[str, cst.BaseExpression],
+             feeder: Optional[cst.Call]) -> cst.Call:
+    """`GeneratorBatches(reader, samples=...)` over the reader a setter was given (`feeder` stacks the
+    samples of a static-graph loader)."""
+    reader = source["reader"]
+    if kind == "set_sample_generator":
+        drop_last = source.get("drop_last") or cst.Name("True")  # 1.8's default there
+        reader = emit.call(ctx, site, "paddle.batch", reader, batch_size=source["batch_size"], drop_last=drop_last)
+    if feeder is not None:  # its batches are the feed variables' arrays
+        reader = cst.Call(func=cst.Attribute(feeder, cst.Name("batch_reader")), args=[cst.Arg(reader)])
+    samples = cst.Name("False" if kind == "set_batch_generator" or feeder is not None else "True")
+    return cst.Call(func=cst.Name(dataset), args=[cst.Arg(reader), call_args.keyword_arg("samples", samples)])
+
+
+def _planned_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph: bool) -> object:
+    """The plan (once per scope and name) for a loader whose source is set apart from its builds
+    (apart_loader), None when its uses have another shape, or the NeedsReview saying why it cannot be
+    written: every build of the name takes the same route, whichever the pass reaches first."""
+    key = ("loader set apart", id(site.scope.node), loader)
+    if key not in ctx.memo:
+        try:
+            ctx.memo[key] = _plan_apart(ctx, site, loader, setters, dygraph)
+        except NeedsReview as reason:
+            ctx.memo[key] = reason
+    return ctx.memo[key]
+
+
+def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Setters, dygraph: bool,
+           planned: apart_loader.Plan) -> cst.BaseExpression:
+    """A build of the plan: the 2.x constructor with its arguments; the setters, at the first build the
+    pass reaches, planned to make the loader from it."""
+    new = _constructor(ctx, site, node, dygraph, "its data source is set")
+    key = ("loader set apart, setters", id(site.scope.node), loader)
+    if key not in ctx.memo:
+        _make_at_setters(ctx, site, loader, planned.setters, setters)
+        ctx.memo[key] = True
+    return new
+
+
+def _constructor(ctx: Context, site: Site, node: cst.Call, dygraph: bool, where: str) -> cst.BaseExpression:
+    """`functools.partial(paddle.io.DataLoader, ...)` with what 1.8's build `node` gave the loader."""
+    kept: Dict[str, cst.BaseExpression] = {"batch_size": cst.Name("None")}
+    if not dygraph:
+        kept["feed_list"] = call_args.get(node, "feed_list").value  # type: ignore[union-attr]
+        kept["return_list"] = cst.Name("False")
+    double_buffer = call_args.get(node, "use_double_buffer")
+    if double_buffer is not None:
+        kept["use_buffer_reader"] = double_buffer.value
+    constructor = cst.Attribute(emit.stdlib_module(ctx, site, "functools"), cst.Name("partial"))
+    new = call_args.with_args(cst.Call(func=constructor), [cst.Arg(emit.name(ctx, site, "paddle.io.DataLoader"))] + [
+        call_args.keyword_arg(k, v) for k, v in kept.items()])
+    message = f"{site.name} -> paddle.io.DataLoader's arguments here (functools.partial), made into the loader " \
+              f"where {where}"
+    site.finding = ctx.report(site, F.CONVERTED, "info", message, True)
+    return emit.converted(site, new)
+
+
+def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph: bool) -> Optional[apart_loader.Plan]:
+    def same_api(assign: cst.Assign) -> bool:
+        value = assign.value
+        ref = ctx.resolver.references.get(id(value.func)) if isinstance(value, cst.Call) else None
+        matched = ctx.entry_of_chain(ctx.resolver.qualname(ref.dotted, ref.scope) or "") if ref else None
+        return len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and \
+            matched is not None and matched[0] is site.entry
+
+    ctx.reads(site.scope.node, words=(loader,))  # (the nested definitions that may use it too)
+    found = apart_loader.plan(site.scope, loader, lambda stmt: _setter_call(stmt, loader, setters), same_api)
+    if found is None:
+        return None
+    for build in found.builds:
+        call: cst.Call = build.body[0].value  # type: ignore[attr-defined, assignment]
+        if any(arg.keyword is None for arg in call.args):
+            raise NeedsReview(f"a build of `{loader}` passes arguments by position")
+        if _mode_dygraph(ctx, site, call) != dygraph or \
+                (call is not site.call and ctx.in_dygraph_guard(call) != dygraph):
+            raise NeedsReview(f"the builds of `{loader}` are not all of one mode (dygraph or static graph)")
+        apart_loader.check_build(ctx, call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
+    _check_setters(ctx, site, found.setters, setters, dygraph)
+    return found
+
+
+def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, cst.Call]], setters: Setters,
+                   dygraph: bool) -> None:
+    """NeedsReview unless each setter of a loader built apart can make the 2.x loader from its constructor."""
+    for statement, setter in found:
+        if id(statement) in ctx.left:
+            raise NeedsReview("its data source is set above the function that builds it, where the rewrite has gone "
+                              "past")
+        source = _setter_args(setter, setters)
+        method = setter.func.attr.value  # type: ignore[attr-defined]
+        kind = setters[method][0]
+        if not dygraph and kind != "set_batch_generator":
+            raise NeedsReview(f"{method} in a static graph, apart from the build: 1.8 converted each sample to the "
+                              f"dtype and shape of its feed variable, which are not in sight where the source is set")
+        if kind == "set_sample_generator" and "batch_size" not in source:
+            raise NeedsReview(f"{method} without batch_size")
+        if not dygraph and "places" not in source:
+            raise NeedsReview("an iterable static-graph loader without places")
+
+
+def _make_at_setters(ctx: Context, site: Site, loader: str, found: Sequence[Tuple[cst.CSTNode, cst.Call]],
+                     setters: Setters) -> None:
+    """Each setter statement becomes `loader = loader(GeneratorBatches(reader, ...), places=...)`."""
+    dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
+
+    def build(updated: cst.CSTNode) -> cst.CSTNode:
+        call = updated.body[0].value  # type: ignore[attr-defined]
+        source = _setter_args(call, setters)
+        kind = setters[call.func.attr.value][0]
+        args = [cst.Arg(_batches(ctx, site, dataset, kind, source, None))]
+        if "places" in source:
+            args.append(call_args.keyword_arg("places", source["places"]))
+        new = call_args.with_args(cst.Call(func=cst.Name(loader)), args)
+        assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(loader))], value=new)
+        return updated.with_changes(body=[assign])  # type: ignore[attr-defined]
+
+    for statement, _ in found:
+        ctx.replace(statement, build)
+
+
+def _unnamed(ctx: Context, site: Site, statement: Optional[cst.CSTNode]) -> str:
+    """Why a loader not assigned to a name is left, naming the piece out of sight."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+    target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        attribute = f"self.{target.attr.value}"
+        classes = [s for s in ctx.statements if isinstance(s, cst.ClassDef)]
+        set_here = classes and any(
+            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value.endswith("_generator")
+            and ctx.code(n.func.value) == attribute for n in descendants(classes[-1]))
+        where = "its class sets it across methods, which the rewrite does not follow" if set_here else \
+            "no method of its class sets it (code of another module or a caller does)"
+        return f"the loader is kept in `{attribute}`, and its data source is not in sight: {where}"
+    if isinstance(small, cst.Return):
+        return "the loader is returned as it is made, so its data source is set by a caller, not in sight"
+    return "the loader is not assigned to a name, so its data source is not in sight"
+
+
+def _used_before(ctx: Context, loader: str, stmt: cst.BaseStatement) -> str:
+    """Why a loader used before a setter in its block is left, naming the piece out of sight."""
+    returned = any(isinstance(n, cst.Return) and n.value is not None and loader in names_in(n.value)
+                   for n in descendants(stmt))
+    functions = [s for s in ctx.statements if isinstance(s, cst.FunctionDef)]
+    if returned and functions:
+        function = functions[-1]
+        calls = callers.calls_of(ctx, function)
+        where = "is called in a way the file does not show" if calls is None else \
+            "is called in no other place of this module (its callers are in other modules)" if not calls else \
+            "returns it other than alone or as one element of every `return`'s tuple, or binds it twice"
+        return f"`{loader}` is returned before a data source is set: `{function.name.value}` {where}"
+    return f"`{loader}` is used (returned, passed on) before a data source is set in the same block"
+
+
+def _returned(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Setters,
+              dygraph: bool) -> Optional[cst.BaseExpression]:
+    """A loader a function of the module builds and returns (alone, or as the same element of the tuple
+    every `return` gives), whose callers, all in this module, set its source (apart_loader's shape in each
+    caller's scope): built as the constructor, made into the loader where each caller sets it."""
+    key = ("loader returned", id(site.scope.node), loader)
+    if key not in ctx.memo:
+        try:
+            ctx.memo[key] = _plan_returned(ctx, site, loader, setters, dygraph)
+        except NeedsReview as reason:
+            ctx.memo[key] = reason
+    found = ctx.memo[key]
+    if isinstance(found, NeedsReview):
+        raise NeedsReview(str(found))
+    if found is None:
+        return None
+    new = _constructor(ctx, site, node, dygraph, "each caller sets its data source")
+    for caller, plan in found:  # type: ignore[attr-defined]
+        _make_at_setters(ctx, site, caller, plan.setters, setters)
+    return new
+
+
+def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters,
+                   dygraph: bool) -> Optional[List[Tuple[str, apart_loader.Plan]]]:
+    function = site.scope.node
+    if not isinstance(function, cst.FunctionDef) or ctx.statements[:1] != [function] or \
+            not bound_once(site.scope, loader):
+        return None  # (a function of the module, the loader bound once in it)
+    ctx.reads(function, words=(loader,))
+    index = _returned_index(function, loader)
+    calls = callers.calls_of(ctx, function) if index is not _NOT_RETURNED else None
+    if not calls:
+        return None
+    apart_loader.check_build(ctx, site.call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
+    if any(arg.keyword is None for arg in site.call.args):  # type: ignore[union-attr]
+        raise NeedsReview(f"the build of `{loader}` passes arguments by position")
+    plans = []
+    for call, scope in calls:
+        if not dygraph and ctx.in_dygraph_guard(call):
+            raise NeedsReview(f"`{function.name.value}` is called in a dygraph guard, where 1.8 made a dygraph loader")
+        statement = _statement_of(ctx, scope, call)
+        small = statement.body[0] if statement is not None else None
+        if not isinstance(small, cst.Assign) or small.value is not call or len(small.targets) != 1:
+            raise NeedsReview(f"a call of `{function.name.value}` is not assigned to names alone, so what it does "
+                              f"with the loader is not in sight")
+        target = small.targets[0].target
+        elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else None
+        name = target if index is None else elements[index] if elements and index < len(elements) and not any(
+            isinstance(e, cst.StarredElement) for e in target.elements) else None  # type: ignore[union-attr]
+        if not isinstance(name, cst.Name):
+            raise NeedsReview(f"a call of `{function.name.value}` does not bind the loader it returns to a name")
+        caller = name.value
+        ctx.reads(scope.node, words=(caller,))
+        if not ctx.resolver.is_paddle_root(scope):
+            raise NeedsReview("`paddle` is rebound where a caller sets the loader's data source")
+        try:
+            found = apart_loader.plan(scope, caller, lambda stmt, c=caller: _setter_call(stmt, c, setters),
+                                      lambda assign, c=call: assign.value is c)
+        except NeedsReview as reason:
+            raise NeedsReview(f"where `{function.name.value}` is called, {reason}") from None
+        if found is None:
+            raise NeedsReview(f"`{caller}`, the loader `{function.name.value}` returns, is not given its data source "
+                              f"before it is read where it is called")
+        _check_setters(ctx, site, found.setters, setters, dygraph)
+        plans.append((caller, found))
+    return plans
+
+
+_NOT_RETURNED = object()
+
+
+def _returned_index(function: cst.FunctionDef, loader: str) -> object:
+    """None when every `return` of the function gives the loader, i when each gives it as element i of a
+    tuple (the loader used nowhere else but where it is built); _NOT_RETURNED otherwise."""
+    found: Set[object] = set()
+    uses = returns = 0
+    for node in reading_loop.own_nodes(function):
+        if isinstance(node, cst.Name) and node.value == loader:
+            uses += 1
+        if isinstance(node, (cst.Yield, cst.Lambda, cst.FunctionDef, cst.ClassDef)) and node is not function:
+            if isinstance(node, cst.Yield) or loader in {n.value for n in descendants(node) if isinstance(n, cst.Name)}:
+                return _NOT_RETURNED
+        if isinstance(node, cst.Return):
+            returns += 1
+            value = node.value
+            elements = value.elements if isinstance(value, cst.Tuple) else ()
+            at = [i for i, e in enumerate(elements) if isinstance(e.value, cst.Name) and e.value.value == loader]
+            if isinstance(value, cst.Name) and value.value == loader:
+                found.add(None)
+            elif len(at) == 1 and not any(isinstance(e, cst.StarredElement) for e in elements):
+                found.add(at[0])
+            else:
+                return _NOT_RETURNED
+    return found.pop() if len(found) == 1 and uses == returns + 1 else _NOT_RETURNED
+
+
+def _statement_of(ctx: Context, scope, call: cst.Call) -> Optional[cst.SimpleStatementLine]:
+    """The one-statement line of `scope`'s own code whose statement holds `call` as its value."""
+    for stmt in statements(scope.node):
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and \
+                getattr(stmt.body[0], "value", None) is call:
+            return stmt
+    return None

@@ -151,7 +151,7 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[
     return {id(reset)}
 
 
-def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The nodes of `root`'s scope in source order, not those of the definitions in it."""
     stack = [root]
     while stack:
@@ -165,7 +165,7 @@ def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStateme
     """Every `loader.start()` of the scope (after `setter`, the statement that sets its data source) with
     the loop that reads it; NeedsReview where one has another shape."""
     found, set_ = [], False
-    for stmt in _own_nodes(site.scope.node):
+    for stmt in own_nodes(site.scope.node):
         set_ = set_ or stmt is setter
         start = _method_call(stmt, loader, "start")
         if start is None:
