@@ -47,7 +47,7 @@ callers in other modules).
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -344,10 +344,14 @@ def _planned_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygr
     """The plan (once per scope and name) for a loader whose source is set apart from its builds
     (apart_loader), None when its uses have another shape, or the NeedsReview saying why it cannot be
     written: every build of the name takes the same route, whichever the pass reaches first."""
-    key = ("loader set apart", id(site.scope.node), loader)
+    return _once(ctx, ("loader set apart", id(site.scope.node), loader), _plan_apart, site, loader, setters, dygraph)
+
+
+def _once(ctx: Context, key: Tuple[object, ...], plan: Callable[..., object], *args: object) -> object:
+    """`plan(ctx, *args)` computed once per upgrade under `key`: its result, or the NeedsReview it raised."""
     if key not in ctx.memo:
         try:
-            ctx.memo[key] = _plan_apart(ctx, site, loader, setters, dygraph)
+            ctx.memo[key] = plan(ctx, *args)
         except NeedsReview as reason:
             ctx.memo[key] = reason
     return ctx.memo[key]
@@ -484,13 +488,8 @@ def _returned(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Se
     """A loader a function of the module builds and returns (alone, or as the same element of the tuple
     every `return` gives), whose callers, all in this module, set its source (apart_loader's shape in each
     caller's scope): built as the constructor, made into the loader where each caller sets it."""
-    key = ("loader returned", id(site.scope.node), loader)
-    if key not in ctx.memo:
-        try:
-            ctx.memo[key] = _plan_returned(ctx, site, loader, setters, dygraph)
-        except NeedsReview as reason:
-            ctx.memo[key] = reason
-    found = ctx.memo[key]
+    found = _once(ctx, ("loader returned", id(site.scope.node), loader), _plan_returned, site, loader, setters,
+                  dygraph)
     if isinstance(found, NeedsReview):
         raise NeedsReview(str(found))
     if found is None:
