@@ -94,11 +94,14 @@ class Context:
     # Edits beyond the call being rewritten, for rewrites that span statements (see `insert_around`,
     # `edit_class`); keyed by the id of an ORIGINAL node, applied when the pass leaves that node.
     statements: List[cst.CSTNode] = field(default_factory=list)  # original statements open, outermost first
-    left: Set[int] = field(default_factory=set)  # ids of the original statements the pass has left
+    # id of each original statement the pass has left -> what it made of it (the statement's own nodes,
+    # not the statements inserted around it); see `edit_left`
+    left: Dict[int, List[cst.CSTNode]] = field(default_factory=dict)
     before: Dict[int, List[cst.BaseStatement]] = field(default_factory=dict)
     after: Dict[int, List[cst.BaseStatement]] = field(default_factory=dict)
     class_edits: Dict[int, List[Callable[[cst.ClassDef], cst.ClassDef]]] = field(default_factory=dict)
     replacements: Dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = field(default_factory=dict)  # see `replace`
+    block_edits: Dict[int, List[Callable[[cst.CSTNode], cst.CSTNode]]] = field(default_factory=dict)  # `edit_left`
     by_node: Dict[int, Site] = field(default_factory=dict)  # id(original chain node) -> its use site
     tracked: List[cst.CSTNode] = field(default_factory=list)  # nodes beyond the use sites whose position is wanted
     positions: Dict[int, Tuple[int, int]] = field(default_factory=dict)  # id(node) -> (line, column)
@@ -349,7 +352,31 @@ class Context:
         """When the pass leaves `original` (a node of the module, not yet left), use `build(updated)`
         instead: for code that is no use site but reads what one makes (planned before the pass)."""
         self.resolver.make_hot(original)
-        self.replacements[id(original)] = build
+        earlier = self.replacements.get(id(original))
+        self.replacements[id(original)] = build if earlier is None else lambda updated: build(earlier(updated))
+
+    def edit_left(self, owner: cst.CSTNode, statement: cst.CSTNode,
+                  build: Callable[[cst.CSTNode], cst.CSTNode]) -> bool:
+        """Edit `statement`, which the pass has already left, when it leaves `owner` (the Module or
+        IndentedBlock whose body holds the statement, and which the pass is inside): `build` gets what
+        the pass made of the statement. False, and nothing done, when the pass made more than one
+        statement of it (or none). A statement the pass did not enter (the fast way skips those) is
+        in the body as written. Applied before the owner's own hooks (a module's import tidy), which
+        may rebuild its statements."""
+        made = self.left.get(id(statement), [statement])
+        if len(made) != 1:
+            return False
+        target = made[0]
+
+        def edit(updated: cst.CSTNode) -> cst.CSTNode:
+            body = list(updated.body)  # type: ignore[attr-defined]
+            at = next(i for i, node in enumerate(body) if node is target)
+            body[at] = build(target)
+            return updated.with_changes(body=body)
+
+        self.resolver.make_hot(owner)
+        self.block_edits.setdefault(id(owner), []).append(edit)
+        return True
 
     def edit_class(self, original: cst.ClassDef, edit: Callable[[cst.ClassDef], cst.ClassDef]) -> None:
         """Run `edit` on the upgraded class when the pass leaves it (e.g. to change its `forward`)."""
@@ -596,6 +623,8 @@ class Upgrader(cst.CSTTransformer):
         return super().on_visit(node)
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
+        for edit in self.ctx.block_edits.pop(id(original), ()):
+            updated = edit(updated)
         result = super().on_leave(original, updated)
         build = self.ctx.replacements.pop(id(original), None)
         if build is not None:
@@ -604,7 +633,6 @@ class Upgrader(cst.CSTTransformer):
             result = built
         if isinstance(original, _STATEMENTS):
             self.ctx.statements.pop()
-            self.ctx.left.add(id(original))
             result = kept_comments.above(result, self.ctx.dropped.pop())
             marks = self.ctx.todos.pop()
             before, after = self.ctx.before.pop(id(original), []), self.ctx.after.pop(id(original), [])
@@ -612,8 +640,8 @@ class Upgrader(cst.CSTTransformer):
                 before, after, marks = _marks_moved(before, after, marks, self.ctx.module)
             if marks:
                 result = _with_todos(result, marks, self.ctx.module)
+            middle = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
             if before or after:
-                middle = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
                 if before and middle and isinstance(before[-1], (cst.ClassDef, cst.FunctionDef)):
                     if not middle[0].leading_lines:  # set an inserted definition apart as it is set apart
                         middle[0] = middle[0].with_changes(leading_lines=before[-1].leading_lines)
@@ -622,6 +650,7 @@ class Upgrader(cst.CSTTransformer):
                     before = [before[0].with_changes(leading_lines=middle[0].leading_lines), *before[1:]]
                     middle[0] = middle[0].with_changes(leading_lines=())
                 result = cst.FlattenSentinel([*before, *middle, *after])
+            self.ctx.left[id(original)] = middle
         return result
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:

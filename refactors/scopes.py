@@ -456,6 +456,18 @@ def analyse(module: cst.Module, star_members: Callable[[str], Sequence[str]],
     return result
 
 
+def bound_names(node: cst.CSTNode) -> Set[str]:
+    """The names `node` may bind anywhere in it: assigned, augmented, a loop's, a `with`'s or an
+    `except`'s target, a walrus, a definition's name."""
+    found: Set[str] = set()
+    for n in descendants(node):
+        if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.AsName,
+                          cst.FunctionDef, cst.ClassDef)):
+            target = n.name if isinstance(n, (cst.AsName, cst.FunctionDef, cst.ClassDef)) else n.target
+            found.update(t.value for t in descendants(target) if isinstance(t, cst.Name))
+    return found
+
+
 def descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`root` and every node below it that can hold a name, each before its children; several
     times cheaper than a libcst visitor, which also rebuilds what it visits."""

@@ -21,7 +21,7 @@ written, a value that calls something) leaves it all as written, served by runti
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -106,8 +106,7 @@ def _next_kept(following: Dict[int, cst.BaseStatement], enclosing: Dict[int, cst
 
 def _put_above(ctx: Context, stmt: cst.BaseStatement, lines: List[str]) -> None:
     """Have `stmt` carry the comment `lines` above it, after whatever else replaces it."""
-    earlier: Optional[Callable[[cst.CSTNode], cst.CSTNode]] = ctx.replacements.get(id(stmt))
-    ctx.replace(stmt, lambda updated: kept_comments.above(earlier(updated) if earlier else updated, lines))
+    ctx.replace(stmt, lambda updated: kept_comments.above(updated, lines))  # after what else replaces it
 
 
 def _constructs(ctx: Context, call: cst.Call) -> bool:

@@ -13,13 +13,15 @@ one under that name or ends by raising), then `opt.minimize(loss)`, the only opt
 module (1.8 clipped any later one of the program too); `loss` (or an item or attribute of it) bound
 once, before the call, so every parameter it has gradients for was made before the call; in between,
 only calls that make no parameter (optimizers, regularizers, clips, learning rates, `print` and
-exceptions). The statement goes, and `grad_clip=<clip>` joins each optimizer's arguments. Otherwise
-the call is left for review, with the reason. (An optimizer made before the call would take it alike,
-but the pass has left that statement by then.)
+exceptions; a branch that ends by raising or exiting never reaches `minimize`, so what it runs does
+not count). The statement goes, and `grad_clip=<clip>` joins each optimizer's arguments. An optimizer
+made before the call in the same block (one statement) takes it alike, provided nothing in between
+rebinds what the clip reads (it is then evaluated there). Otherwise the call is left for review, with
+the reason.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -28,7 +30,7 @@ from api_mapping.schema import ApiEntry
 from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
-from refactors.scopes import descendants, dotted
+from refactors.scopes import bound_names, descendants, dotted
 from refactors.transformers import SCOPE, emit, register
 
 # What a statement between the call and `minimize` may call: APIs that make no parameter, in their 1.8
@@ -55,10 +57,13 @@ def set_gradient_clip(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     clip = call_args.get(node, "clip")
     if clip is None:
         raise NeedsReview("`clip` is missing")
-    statement, block = _statement_and_block(ctx, site)
+    statement, owner, block = _statement_and_block(ctx, site)
     at = block.index(statement)
     found = _optimizer_after(ctx, site, block, at)
-    if found is None:  # (one made before the call cannot take it: the pass has left that statement)
+    made_before = found is None
+    if made_before:
+        found = _optimizer_before(ctx, site, block, at, clip.value)
+    if found is None:
         raise NeedsReview("no optimizer made and minimized after it in the same block; pass grad_clip= to the "
                           "optimizer whose minimize() it applied to")
     optimizers, minimize, between = found
@@ -80,25 +85,51 @@ def set_gradient_clip(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
         kept, moved[:] = list(moved), []  # above the first optimizer only
         return kept_comments.above(updated.with_changes(body=[assign.with_changes(value=new)]), kept)
 
+    if made_before and not ctx.edit_left(owner, optimizers[0], with_clip):
+        raise NeedsReview("the statement making the optimizer was rewritten into several")
     ctx.replace(statement, remove)
-    for optimizer in optimizers:
+    for optimizer in optimizers if not made_before else ():
         ctx.replace(optimizer, with_clip)
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> grad_clip= of the optimizer "
                                                          f"that minimizes after it", True)
     return emit.converted(site, node)
 
 
-def _statement_and_block(ctx: Context, site: Site) -> Tuple[cst.SimpleStatementLine, Sequence[cst.BaseStatement]]:
+def _earlier(ctx: Context) -> Iterator[cst.BaseStatement]:
+    """The statements of the function (or module) that ran before the current one: those before it in
+    its block, and before each enclosing statement in theirs."""
+    for depth in range(len(ctx.statements) - 1, -1, -1):
+        if isinstance(ctx.statements[depth], (cst.FunctionDef, cst.ClassDef)):
+            return
+        found = _block_of(ctx, depth)
+        if found is not None:
+            body = found[1]
+            yield from body[:body.index(ctx.statements[depth])]
+
+
+def _block_of(ctx: Context, depth: int) -> Optional[Tuple[cst.CSTNode, Sequence[cst.BaseStatement]]]:
+    """The node whose body holds the open statement at `depth` (the module or an indented block), and
+    that body; None when it is not a plain body or `else` of its parent."""
+    statement = ctx.statements[depth]
+    parent = ctx.statements[depth - 1] if depth else ctx.module
+    for suite in (getattr(parent, "body", None), getattr(getattr(parent, "orelse", None), "body", None)):
+        owner, body = (suite, suite.body) if isinstance(suite, cst.IndentedBlock) else (parent, suite)
+        if isinstance(body, (list, tuple)) and statement in body:
+            return owner, body
+    return None
+
+
+def _statement_and_block(ctx: Context, site: Site) -> Tuple[cst.SimpleStatementLine, cst.CSTNode,
+                                                              Sequence[cst.BaseStatement]]:
+    """The call's statement, the node whose body holds it (the module or an indented block), that body."""
     statement = ctx.statements[-1] if ctx.statements else None
     if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
             and isinstance(statement.body[0], cst.Expr) and statement.body[0].value is site.call):
         raise NeedsReview("not a statement of its own")
-    parent = ctx.statements[-2] if len(ctx.statements) > 1 else ctx.module
-    for suite in (getattr(parent, "body", None), getattr(getattr(parent, "orelse", None), "body", None)):
-        body = suite.body if isinstance(suite, cst.IndentedBlock) else suite
-        if isinstance(body, (list, tuple)) and statement in body:
-            return statement, body
-    raise NeedsReview("the block around the call is not known")
+    found = _block_of(ctx, len(ctx.statements) - 1)
+    if found is None:
+        raise NeedsReview("the block around the call is not known")
+    return statement, found[0], found[1]
 
 
 def _optimizer_after(ctx: Context, site: Site, block: Sequence[cst.BaseStatement], at: int) -> Optional[_Found]:
@@ -115,6 +146,24 @@ def _optimizer_after(ctx: Context, site: Site, block: Sequence[cst.BaseStatement
             return None
         between = [s for s in block[at + 1:block.index(minimize)] if s is not stmt] + made[1]
         return made[0], minimize, between
+    return None
+
+
+def _optimizer_before(ctx: Context, site: Site, block: Sequence[cst.BaseStatement], at: int,
+                      clip: cst.BaseExpression) -> Optional[_Found]:
+    """Before the call at `at`: `opt = <optimizer>(...)`, nothing after it rebinding what `clip` reads
+    (the clip is evaluated there instead), and `opt.minimize(...)` after the call."""
+    for index in range(at - 1, -1, -1):
+        name = _optimizer_name(ctx, site, block[index])
+        if name is None:
+            continue
+        read = {n.value for n in descendants(clip) if isinstance(n, cst.Name)}
+        if any(read & bound_names(stmt) for stmt in block[index + 1:at]):
+            raise NeedsReview("what the clip reads is bound between the optimizer and the call")
+        minimize = _minimize_after(site, block, at, name, 1)
+        if minimize is None:
+            return None
+        return [block[index]], minimize, list(block[at + 1:block.index(minimize)])  # type: ignore[list-item]
     return None
 
 
@@ -143,17 +192,25 @@ def _made_in_branches(ctx: Context, site: Site, stmt: cst.BaseStatement) -> Opti
             return None
         body = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else ()
         made = [s for s in body if _optimizer_name(ctx, site, s) is not None]
-        raises = bool(body) and isinstance(body[-1], cst.SimpleStatementLine) \
-            and isinstance(body[-1].body[-1], cst.Raise)
+        raises = bool(body) and _ends(ctx, site, body[-1])
         if len(made) > 1 or not made and not raises:
             return None
         optimizers.extend(made)  # type: ignore[arg-type]
         names.update(_optimizer_name(ctx, site, s) for s in made)
-        others.extend(s for s in body if s not in made)
+        if not raises:  # a branch that raises never reaches minimize: what it runs does not matter
+            others.extend(s for s in body if s not in made)
         branch = branch.orelse if isinstance(branch, cst.If) else None
     if not optimizers or len(names) != 1 or not isinstance(stmt, cst.If) or not _has_else(stmt):
         return None
     return optimizers, others
+
+
+def _ends(ctx: Context, site: Site, stmt: cst.BaseStatement) -> bool:
+    """The statement raises or exits: `raise ...`, or a call of Python's own `exit`/`quit`."""
+    last = stmt.body[-1] if isinstance(stmt, cst.SimpleStatementLine) else None
+    call = last.value if isinstance(last, cst.Expr) else None
+    return isinstance(last, cst.Raise) or isinstance(call, cst.Call) and isinstance(call.func, cst.Name) \
+        and call.func.value in ("exit", "quit") and ctx.resolver.binding_scope(call.func.value, site.scope) is None
 
 
 def _has_else(stmt: cst.If) -> bool:
@@ -188,26 +245,34 @@ def _check_loss_made_before(ctx: Context, site: Site, block: Sequence[cst.BaseSt
                             statement: cst.BaseStatement, minimize: cst.SimpleStatementLine) -> None:
     call = minimize.body[0].value  # type: ignore[attr-defined]
     loss = call_args.get(call, "loss") or (call.args[0] if call.args and call.args[0].keyword is None else None)
-    root = _held_in(loss.value) if loss is not None else None
-    if root is None:
-        raise NeedsReview("the loss minimized is not a name (or an item or attribute of one)")
-    bindings = site.scope.bindings.get(root, ())
+    roots = _held_in(loss.value) if loss is not None else None
+    if not roots:
+        raise NeedsReview("the loss minimized is not a name (or an item or attribute of one, or arithmetic of those)")
     at = block.index(statement)
-    made_before = any(_binds(stmt, root) for stmt in block[:at]) or _is_parameter(site, root)
-    if len(bindings) != 1 or not made_before or any(_assigns(stmt, root) for stmt in block[at + 1:block.index(minimize)]):
-        raise NeedsReview("the loss is not made once, before the call: parameters made after it would not be "
-                          "clipped by 1.8 (nor any other)")
+    earlier = list(_earlier(ctx))
+    for root in roots:
+        made_before = any(_binds(stmt, root) for stmt in earlier) or _is_parameter(site, root)
+        if len(site.scope.bindings.get(root, ())) != 1 or not made_before \
+                or any(_assigns(stmt, root) for stmt in block[at + 1:block.index(minimize)]):
+            raise NeedsReview("the loss is not made once, before the call: parameters made after it would not be "
+                              "clipped by 1.8 (nor any other)")
 
 
-def _held_in(node: cst.BaseExpression) -> Optional[str]:
-    """The name `node` reads its value from: `loss`, `train_ret["avg_cost"]`, `model.loss` (a literal
-    key, no call), else None."""
+def _held_in(node: cst.BaseExpression) -> Optional[Set[str]]:
+    """The names `node` reads its value from: `loss`, `train_ret["avg_cost"]`, `model.loss` (a literal
+    key, no call), or arithmetic of those and numbers (`model.loss * args.num_steps`: arithmetic makes
+    no parameter), else None."""
+    if isinstance(node, cst.BinaryOperation):
+        left, right = _held_in(node.left), _held_in(node.right)
+        return left | right if left is not None and right is not None else None
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return set()
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         if isinstance(node, cst.Subscript) and not (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
                                                     and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.Integer))):
             return None
         node = node.value
-    return node.value if isinstance(node, cst.Name) else None
+    return {node.value} if isinstance(node, cst.Name) else None
 
 
 def _binds(stmt: cst.BaseStatement, name: str) -> bool:

@@ -33,7 +33,7 @@ from api_mapping.namespaces import EOF_EXCEPTIONS
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import names_in
-from refactors.scopes import descendants, dotted
+from refactors.scopes import bound_names, descendants, dotted
 from refactors.transformers import emit
 
 
@@ -69,16 +69,6 @@ def _plain_assignment(ctx: Context, stmt: cst.CSTNode) -> bool:
     if not all(emit.is_literal(ctx, part) or emit.pure(part) for part in parts):
         return False
     return name not in names_in(value)
-
-
-def _bound(node: cst.CSTNode) -> Set[str]:
-    """The names `node` may bind (assigned, augmented, a loop's or a `with`'s target)."""
-    found: Set[str] = set()
-    for n in descendants(node):
-        if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.AsName)):
-            target = n.name if isinstance(n, cst.AsName) else n.target
-            found.update(t.value for t in (target, *descendants(target)) if isinstance(t, cst.Name))
-    return found
 
 
 def _block_of(root: cst.CSTNode, stmt: cst.CSTNode) -> Sequence[cst.BaseStatement]:
@@ -144,7 +134,7 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[
     if not all(_plain_assignment(ctx, stmt) for stmt in body[:index]):
         raise NeedsReview(before)
     read = set().union(*(names_in(stmt.body[0].value) for stmt in body[:index]))  # type: ignore
-    if read & _bound(attempt.body):
+    if read & bound_names(attempt.body):
         raise NeedsReview(before)
     if _leaves_loop(attempt.body):
         raise NeedsReview("the reading loop is left by break/continue/return before the end of the data")
