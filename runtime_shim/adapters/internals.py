@@ -23,7 +23,6 @@ KEPT = {
     "paddle.fluid.layers.utils.assert_same_structure": "paddle.utils.layers_utils.assert_same_structure",
     "paddle.fluid.dygraph.layer_object_helper.LayerObjectHelper": "paddle.nn.layer.layers.LayerObjectHelper",
     "paddle.fluid.io.default_collate_fn": "paddle.io.dataloader.collate.default_collate_fn",
-    "paddle.fluid.optimizer.ExponentialMovingAverage": "paddle.static.ExponentialMovingAverage",
     "paddle.fluid.optimizer.LarsMomentum": "paddle.incubate.optimizer.LarsMomentumOptimizer",
     "paddle.fluid.DistributeTranspiler": "paddle.distributed.transpiler.DistributeTranspiler",
     "paddle.fluid.DistributeTranspilerConfig": "paddle.distributed.transpiler.DistributeTranspilerConfig",

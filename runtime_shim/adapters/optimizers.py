@@ -9,6 +9,7 @@
   optimizer (`dygraph/learning_rate_scheduler.py:44-50`).
 - The static decays (`fluid.layers.exponential_decay`, ...) build the 1.8 graph: a step counter that
   the main program increments on every run, first seen as 0 (`layers/learning_rate_scheduler.py:45`).
+- `ExponentialMovingAverage` builds 1.8's programs on Paddle 3's class (below).
 """
 from __future__ import annotations
 
@@ -575,3 +576,87 @@ def _is_static_variable(value: Any) -> bool:
     except ImportError:
         return False
     return isinstance(value, Variable)
+
+
+# ------------------------------------------------------------------------------------------------
+# ExponentialMovingAverage (1.8 `optimizer.py:3303`)
+
+
+def _moving_average() -> type:
+    """Paddle 3's `paddle.static.ExponentialMovingAverage` (Paddle >= 2.2) keeps 1.8's `update()` and
+    `restore()`, but differs where its constructor builds: 1.8's `apply()` writes the bias-corrected
+    average back into the average before copying it to the parameters (`optimizer.py:3440`: a second
+    `apply()`, or `update()` after one, goes on from the corrected value), averages the parameters whose
+    `do_model_average` is not False (None by default), and caps the decay at
+    `(thres_steps + 1) / (thres_steps + 10)` (which Paddle 3.3.1 fails to build: a numpy array in a
+    `static.nn.cond`). This subclass builds 1.8's way and leaves the rest to Paddle 3."""
+    import paddle
+    from paddle.static import ExponentialMovingAverage as Paddle3
+    from paddle.utils import unique_name
+
+    class ExponentialMovingAverage(Paddle3):
+        def __init__(self, decay: float = 0.999, thres_steps: Any = None, name: Optional[str] = None) -> None:
+            self._decay, self._thres_steps, self._name = decay, thres_steps, name or ""
+            self._decay_var = self._get_ema_decay()
+            self._step_counter_name = "@EMA_STEP_COUNTER@"
+            self._params_tmps = [
+                (param, param.block.create_var(name=unique_name.generate(f"{self._name}{param.name}.ema_tmp"),
+                                               dtype=param.dtype, persistable=False, stop_gradient=True))
+                for param in paddle.static.default_main_program().global_block().all_parameters()
+                if param.do_model_average is not False]
+            self._ema_vars = {}
+            for param, tmp in self._params_tmps:
+                with param.block.program._optimized_guard([param, tmp]), paddle.static.name_scope("moving_average"):
+                    self._ema_vars[param.name] = self._create_ema_vars(param)
+            self.apply_program = self._copies(apply=True)
+            self.restore_program = self._copies(apply=False)
+
+        def _copies(self, apply: bool) -> Any:
+            """apply: tmp <- param; ema <- ema / (1 - decay^step) when step > 0; param <- ema.
+            restore: param <- tmp."""
+            program = paddle.static.Program()
+            block = program.global_block()
+            with paddle.static.program_guard(program):
+                if apply:
+                    decay_pow, step = self._get_decay_pow(block)
+                    divisor = paddle.where(step > 0, 1.0 - decay_pow, paddle.ones_like(decay_pow))
+                for param, tmp in self._params_tmps:
+                    param, tmp = block._clone_variable(param), block._clone_variable(tmp)
+                    if not apply:
+                        paddle.assign(tmp, output=param)
+                        continue
+                    ema = block._clone_variable(self._ema_vars[param.name])
+                    paddle.assign(param, output=tmp)
+                    paddle.assign(ema / divisor, output=ema)
+                    paddle.assign(ema, output=param)
+            return program
+
+        def _get_ema_decay(self) -> Any:
+            main = paddle.static.default_main_program()
+            with main._lr_schedule_guard():
+                decay_var = paddle.static.create_global_var(shape=[1], value=self._decay, dtype="float32",
+                                                            persistable=True, name="scheduled_ema_decay_rate")
+                if self._thres_steps is not None:
+                    paddle.assign(self._capped(self._thres_steps), output=decay_var)
+            return decay_var
+
+        def _capped(self, steps: Any) -> Any:
+            """min((steps + 1) / (steps + 10), decay) as 1.8 computed it: an integer step counter kept
+            its dtype through the arithmetic, so the ratio truncated to an integer and was compared with
+            the decay truncated alike (0 < 0 for a decay below 1: the decay stays as given)."""
+            decay = paddle.full([1], self._decay, "float32")
+            if isinstance(steps, (int, float)):
+                steps = paddle.full([1], steps, "float32")
+            ratio = (steps.astype("float64") + 1.0) / (steps.astype("float64") + 10.0)
+            limit = float(self._decay)
+            if "int" in str(steps.dtype):
+                ratio, limit = paddle.trunc(ratio), float(int(self._decay))
+            return paddle.where(ratio < limit, ratio.astype("float32"), decay)
+
+    ExponentialMovingAverage.__module__ = "paddle.fluid.optimizer"
+    return ExponentialMovingAverage
+
+
+adapter("paddle.fluid.optimizer.ExponentialMovingAverage",
+        "paddle.static.ExponentialMovingAverage (Paddle >= 2.2; apply() does not write the corrected average back)",
+        )(_moving_average())
