@@ -8,7 +8,8 @@ The rule is simple and sound, and says "unknown" otherwise:
 - A name is known when its scope binds it exactly once, by `name = <value>` (or `name: T = <value>`),
   and `<value>` is known. Any other binding makes it unknown: a second assignment, augmented
   assignment, `for`/`with`/`except`/`import`/`del` targets, unpacking, a walrus, a comprehension
-  target, `global`/`nonlocal` anywhere in the file for that name, a star import in that scope. In a
+  target, `global`/`nonlocal` anywhere in the file for that name, a star import in that scope after
+  the assignment (one before it brings nothing the assignment does not rebind). In a
   module or class body the assignment must be one of the body's own statements (not under `if`,
   `try`, ...; a `with` block is fine), and a use in that same body must come after it.
 - A parameter is known by its default when it is bound only as the parameter, its function is
@@ -71,7 +72,15 @@ class _Scope:
     node: ast.AST
     parent: Optional["_Scope"]
     bindings: Dict[str, List[_Binding]] = field(default_factory=dict)
-    star: bool = False
+    stars: List[Tuple[int, int]] = field(default_factory=list)  # where its star imports are
+
+    def past_stars(self, binding: _Binding) -> bool:
+        """No star import of this scope can rebind the name after `binding`: there is none, or every
+        one comes before the binding, an assignment of the body itself (which rebinds whatever the
+        star import brought)."""
+        stmt = binding.stmt
+        return not self.stars or binding.kind == "assign" and stmt is not None \
+            and all(star < (stmt.lineno, stmt.col_offset) for star in self.stars)  # type: ignore[attr-defined]
 
     @property
     def is_class(self) -> bool:
@@ -232,7 +241,7 @@ class _Index(ast.NodeVisitor):
     def visit_Import(self, node) -> None:
         for alias in node.names:
             if alias.name == "*":
-                self.scope.star = True
+                self.scope.stars.append((node.lineno, node.col_offset))
             else:
                 self.scope.bind((alias.asname or alias.name).split(".")[0], _Binding("other"))
 
@@ -341,10 +350,10 @@ class Constants:
 
     def _name(self, name: str, scope: _Scope, at: Tuple[int, int], depth: int) -> Any:
         found = _resolve(self.index, name, scope)
-        if found is None or name in self.index.redirected or found.star:
+        if found is None or name in self.index.redirected:
             return UNKNOWN
         bindings = found.bindings[name]
-        if len(bindings) != 1 or bindings[0].kind == "other":
+        if len(bindings) != 1 or bindings[0].kind == "other" or not found.past_stars(bindings[0]):
             return UNKNOWN
         binding = bindings[0]
         key = id(binding)
@@ -404,7 +413,7 @@ class Constants:
                 or self.index.class_attrs.get(attr, 0) != 1:
             return UNKNOWN
         bindings = owner.bindings.get(attr, [])
-        if len(bindings) != 1 or bindings[0].kind != "assign" or owner.star \
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not owner.past_stars(bindings[0]) \
                 or not self._unconditional(bindings[0].stmt, owner.node):
             return UNKNOWN
         binding = bindings[0]

@@ -36,6 +36,7 @@ KNOWN = [
                  id="method-default-never-passed"),
     pytest.param("S = [3]\nprint(len(S), S[0])\ndef f():\n    probe(S)\n", [3], id="list-only-read"),
     pytest.param("X = 1\nprobe(X)\n", 1, id="module-read-after-binding"),
+    pytest.param("from m import *\nS = None\ndef f():\n    probe(S)\n", None, id="star-import-before-binding"),
 ]
 
 UNKNOWN = [
@@ -49,7 +50,8 @@ UNKNOWN = [
     pytest.param("def f():\n    s = 1\n    probe([s for s in (1, 2)][0])\n", id="comprehension"),
     pytest.param("S = 1\ndef g():\n    global S\n    S = 2\ndef f():\n    probe(S)\n", id="global"),
     pytest.param("def f():\n    s = 1\n    def g():\n        nonlocal s\n        s = 2\n    probe(s)\n", id="nonlocal"),
-    pytest.param("from m import *\nS = 1\ndef f():\n    probe(S)\n", id="star-import"),
+    pytest.param("S = 1\nfrom m import *\ndef f():\n    probe(S)\n", id="star-import-after-binding"),
+    pytest.param("from m import *\nprobe(S)\nS = 1\n", id="star-import-read-before-binding"),
     pytest.param("import os\nif os.name:\n    S = 1\ndef f():\n    probe(S)\n", id="conditional-module-binding"),
     pytest.param("probe(S)\nS = 1\n", id="module-read-before-binding"),
     pytest.param("S = [1]\nS.append(2)\ndef f():\n    probe(S)\n", id="mutated-list"),
