@@ -5,7 +5,7 @@ Not a transformer itself (nothing here is registered).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -60,11 +60,14 @@ def original_call(ctx: Context, site: Site) -> Optional[cst.Call]:
     return site.call
 
 
-def positional_again(ctx: Context, site: Site, node: cst.Call, target: str) -> cst.Call:
+def positional_again(ctx: Context, site: Site, node: cst.Call, target: str,
+                     params: Optional[Sequence[str]] = None) -> cst.Call:
     """Leading arguments the user passed by position go back to positions where the 2.x target has
-    the same parameter there (step 3 made them keywords so that transformers see them by name)."""
+    the same parameter there (step 3 made them keywords so that transformers see them by name).
+    `params`: the called function's parameters, when it is not a 2.x API (a function the upgrade
+    writes into the module)."""
     original = original_call(ctx, site)
-    params = target_params(target)
+    params = list(params) if params is not None else target_params(target)
     entry = site.entry
     if original is None or params is None or entry is None or not entry.args_list:
         return node

@@ -18,7 +18,6 @@ fixtures/legacy/matrix_channel_ops_static.py.
 """
 from __future__ import annotations
 
-from itertools import takewhile
 
 import libcst as cst
 
@@ -61,16 +60,11 @@ def _module_function(ctx: Context, site: Site, node: cst.Call, base: str, templa
     if dropped is not None and any(isinstance(n, _EFFECTS) for n in descendants(dropped.value)):
         raise NeedsReview(f"`name={ctx.code(dropped.value).strip()}` would no longer be evaluated")
     node = call_args.remove(node, "name")
-    # The arguments the user passed by position go back to positions (the function takes 1.8's parameters
-    # in 1.8's order up to the dropped ones).
-    original = emit.original_call(ctx, site)
-    written = len(list(takewhile(lambda a: a.keyword is None and not a.star, original.args))) if original else 0
-    args = list(node.args)
-    for i, param in enumerate(site.entry.args_list[:written] if site.entry is not None else ()):
-        if i >= len(args) or args[i].keyword is None or args[i].keyword.value != param.name or param.name == "name":
-            break
-        args[i] = args[i].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
-    return module_definitions.call_definition(ctx, site, call_args.with_args(node, args), base, template)
+    # The function takes 1.8's parameters in 1.8's order, up to the dropped `name`.
+    params = [p.name for p in site.entry.args_list or ()] if site.entry is not None else []
+    params = params[:params.index("name")] if "name" in params else params
+    node = emit.positional_again(ctx, site, node, base, params=params)
+    return module_definitions.call_definition(ctx, site, node, base, template)
 
 
 @register("mul_matrices")
