@@ -291,10 +291,13 @@ class Context:
         self.before.setdefault(id(statement), []).extend(before)
         self.after.setdefault(id(statement), []).extend(after)
 
-    def fresh_name(self, scope: Scope, base: str) -> str:
-        """A name not bound in `scope` or any enclosing scope, nor introduced by this upgrade before."""
+    def fresh_name(self, scope: Scope, base: str, everywhere: bool = False) -> str:
+        """A name not bound in `scope` or any enclosing scope (`everywhere`: in no scope of the module, for
+        a module-level definition that calls in any function read), nor introduced by this upgrade before."""
+        scopes = list(self.resolver.scopes.values()) if everywhere else [scope]
+
         def taken(name: str) -> bool:
-            return name in self.new_names or self.resolver.lookup(name, scope) is not None
+            return name in self.new_names or any(self.resolver.lookup(name, s) is not None for s in scopes)
         name, n = base, 1
         while taken(name):
             n += 1

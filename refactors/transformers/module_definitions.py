@@ -35,7 +35,7 @@ def define_once(ctx: Context, site: Site, base: str, template: str, stdlib: Tupl
     key = ("module definition", template)
     name = ctx.memo.get(key)
     if name is None:
-        name = ctx.fresh_name(ctx.resolver.module_scope, base)
+        name = ctx.fresh_name(ctx.resolver.module_scope, base, everywhere=True)
         fields = {module: emit.stdlib_module(ctx, site, module).value for module in stdlib}
         if "{numpy}" in template:  # (only what the template names is imported)
             fields["numpy"] = numpy_name(ctx, site)
