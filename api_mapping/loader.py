@@ -9,6 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Collection, Dict, Iterable, List, Optional, Tuple
 
+from api_mapping import legacy_paths
 from api_mapping.schema import (ARG_OPS, BASELINE, ApiEntry, ClassFacts, ArgChange, NoEquivalent, Param, Table, TableError,
                                 version_tuple)
 
@@ -208,9 +209,17 @@ def read_sources(data_dir: Path = DATA_DIR) -> List[Tuple[str, Dict[str, Any]]]:
 METHODS_DIR = DATA_DIR / "methods"
 
 
+def build_listed(known_transformers: Optional[Collection[str]] = None) -> Table:
+    """The table of the data files alone (without the other 1.8.5 paths of its APIs)."""
+    return build_table(read_sources(), known_transformers, read_sources(METHODS_DIR))
+
+
 @lru_cache(maxsize=None)
 def _cached(known_transformers: Optional[Tuple[str, ...]]) -> Table:
-    return build_table(read_sources(), known_transformers, read_sources(METHODS_DIR))
+    table = build_listed(known_transformers)
+    other_paths = {path: main for path, main in legacy_paths.load().items()
+                   if main in table.entries and path not in table.entries}
+    return Table(entries=table.entries, by_alias={**other_paths, **table.by_alias}, classes=table.classes)
 
 
 def load_table(known_transformers: Optional[Collection[str]] = None) -> Table:

@@ -517,3 +517,14 @@ def test_the_committed_table_view_is_the_rendering_of_the_data(table: Table) -> 
 
     assert DEFAULT_OUT.read_text(encoding="utf-8") == render(table), \
         "api_mapping/TABLE.md is out of date: run python -m tools.render_table"
+
+
+def test_the_other_legacy_paths_are_derived_from_the_data_and_the_1_8_5_index(table: Table) -> None:
+    from api_mapping import legacy_paths
+    from tools.legacy_paths import render
+
+    assert legacy_paths.PATH.read_text(encoding="utf-8") == render(), \
+        "api_mapping/legacy_paths.json is out of date: run python -m tools.legacy_paths"
+    # a re-export of another module's API resolves to that API's entry
+    assert table.main_name("paddle.fluid.layers.nn.concat") == "paddle.fluid.layers.concat"
+    assert all(table.main_name(path) == main for path, main in legacy_paths.load().items())
