@@ -17,54 +17,118 @@ The block runs as before; what changes is the report (the 2.x table has other co
 file (a directory named `profile_path` holding the protobuf trace): the table's warning says so. Left for
 review: a state, key or tracer option that is not a literal 1.8 accepted, a `sorted_key='calls'` (2.x
 sorts by times only), and an `as name` the block reads (1.8 bound it to None).
+
+`with fluid.profiler.cuda_profiler(output_file, output_mode, config):` (`profiler.py:39`) ran the block
+under the CUDA command-line profiler (nvprof), which wrote its CSV or key-value log to `output_file`;
+it printed nothing. A CPU build of 1.8.5 has no `core.nvprof_init` and raises AttributeError there
+(checked on 1.8.5), so the block ran only on a CUDA build. Its 2.x form is the same block under a
+GPU-target `paddle.profiler.Profiler` writing its trace to `output_file` (a directory, as above), with
+no summary printed; on a CPU build 2.x warns that it cannot profile the GPU and runs the block.
 """
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
-from refactors.scopes import descendants
+from refactors.scopes import descendants, dotted
 from refactors.transformers import emit, register
 from refactors.warning_evidence import report_warning
 
-_TARGETS: Dict[str, Optional[str]] = {"CPU": "CPU", "GPU": "GPU", "All": None}  # None: every device there is
-_KEYS = {None: None, "default": None, "total": "CPUTotal", "max": "CPUMax", "min": "CPUMin", "ave": "CPUAvg"}
-_PROFILE_PATH = "/tmp/profile"  # profiler.py:253
+TARGETS: Dict[str, Optional[str]] = {"CPU": "CPU", "GPU": "GPU", "All": None}  # None: every device there is
+KEYS = {None: None, "default": None, "total": "CPUTotal", "max": "CPUMax", "min": "CPUMin", "ave": "CPUAvg"}
+PROFILE_PATH = "/tmp/profile"  # profiler.py:253
+_BLOCK = "profiler block"  # memo key: a converted `with profiler.profiler(...)` statement -> its Profiler's name
 
 
 @register("profiler_block")
 def profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    stmt = ctx.statements[-1] if ctx.statements else None
-    if not (isinstance(stmt, cst.With) and len(stmt.items) == 1 and stmt.items[0].item is site.call):
-        raise NeedsReview("profiler() is not the one item of a `with` statement")
+    stmt = _with_statement(ctx, site)
     state = emit.value_of(ctx, node, "state")
     key = emit.value_of(ctx, node, "sorted_key", None)
-    if state not in _TARGETS:
+    if state not in TARGETS:
         raise NeedsReview(f"state={state!r} is not one 1.8 accepted")
-    if key not in _KEYS:
+    if key not in KEYS:
         raise NeedsReview(f"sorted_key={key!r}: 2.x sorts the summary by times only")
     if emit.value_of(ctx, node, "tracer_option", "Default") != "Default":
         raise NeedsReview("tracer_option: 2.x records every operator detail by default; drop it by hand")
     prof = _profiler_name(ctx, site, stmt)
-    target = _TARGETS[state]
+    target = TARGETS[state]
     path = call_args.get(node, "profile_path")
     kwargs = {}
     if target is not None:
         kwargs["targets"] = cst.List([cst.Element(emit.name(ctx, site, f"paddle.profiler.ProfilerTarget.{target}"))])
     kwargs["on_trace_ready"] = emit.call(ctx, site, "paddle.profiler.export_protobuf",
-                                         path.value if path is not None else cst.SimpleString(repr(_PROFILE_PATH)))
-    summary_args = [] if _KEYS[key] is None else [
-        cst.Arg(emit.name(ctx, site, f"paddle.profiler.SortedKeys.{_KEYS[key]}"), keyword=cst.Name("sorted_by"),
+                                         path.value if path is not None else cst.SimpleString(repr(PROFILE_PATH)))
+    summary_args = [] if KEYS[key] is None else [
+        cst.Arg(emit.name(ctx, site, f"paddle.profiler.SortedKeys.{KEYS[key]}"), keyword=cst.Name("sorted_by"),
                 equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
-    summary = cst.SimpleStatementLine([cst.Expr(cst.Call(
-        func=cst.Attribute(cst.Name(prof), cst.Name("summary")), args=summary_args))])
+    return _profiler_with(ctx, site, stmt, prof, kwargs, summary_args)
+
+
+@register("cuda_profiler_block")
+def cuda_profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    stmt = _with_statement(ctx, site)
+    if emit.value_of(ctx, node, "output_mode", None) not in (None, "csv", "kvp"):
+        raise NeedsReview("output_mode is not one 1.8 accepted ('csv', 'kvp')")
+    config = call_args.get(node, "config")
+    if config is not None and not emit.is_literal(ctx, config.value):
+        raise NeedsReview("config is not a literal: 2.x has no nvprof configuration, and dropping it would "
+                          "drop what computing it does")
+    output = call_args.get(node, "output_file")
+    if output is None:
+        raise NeedsReview("`output_file` is missing")
+    prof = _profiler_name(ctx, site, stmt)
+    kwargs = {"targets": cst.List([cst.Element(emit.name(ctx, site, "paddle.profiler.ProfilerTarget.GPU"))]),
+              "on_trace_ready": emit.call(ctx, site, "paddle.profiler.export_protobuf", output.value)}
+    return _profiler_with(ctx, site, stmt, prof, kwargs, summary_args=None)
+
+
+def open_block_profiler(ctx: Context) -> Optional[str]:
+    """The name of the Profiler of the innermost converted `profiler()` block around the statement being
+    upgraded, in its scope (1.8's reset never touched a cuda_profiler block's nvprof)."""
+    return next((prof for prof, resets in _open_blocks(ctx) if resets), None)
+
+
+def _open_blocks(ctx: Context) -> Iterator[Tuple[Optional[str], bool]]:
+    """(Profiler name, whether 1.8's reset_profiler reset it) of each block around the statement being
+    upgraded that this upgrade converted or that was a Profiler already (an upgraded file upgraded
+    again), innermost first, not across a `def` or `class`."""
+    for stmt in reversed(ctx.statements):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return
+        found = ctx.memo.get((_BLOCK, id(stmt)))
+        if found is not None:
+            yield found
+        elif isinstance(stmt, cst.With) and ctx.site is not None and any(
+                isinstance(item.item, cst.Call) and ctx.resolver.qualname(
+                    dotted(item.item.func) or "", ctx.site.scope) == "paddle.profiler.Profiler"
+                for item in stmt.items):
+            yield None, False
+
+
+def _with_statement(ctx: Context, site: Site) -> cst.With:
+    stmt = ctx.statements[-1] if ctx.statements else None
+    if not (isinstance(stmt, cst.With) and len(stmt.items) == 1 and stmt.items[0].item is site.call):
+        raise NeedsReview(f"{site.name.rsplit('.', 1)[-1]}() is not the one item of a `with` statement")
+    if next(_open_blocks(ctx), None) is not None:
+        raise NeedsReview("inside a block converted to a paddle.profiler.Profiler: 2.x runs one profiler at a time")
+    return stmt
+
+
+def _profiler_with(ctx: Context, site: Site, stmt: cst.With, prof: str, kwargs: Dict[str, cst.BaseExpression],
+                   summary_args: Optional[List[cst.Arg]]) -> cst.BaseExpression:
+    """The `with` item as a Profiler bound to `prof`, its summary printed after the block when
+    `summary_args` is a list, then the Profiler deleted."""
+    after = [] if summary_args is None else [cst.SimpleStatementLine([cst.Expr(cst.Call(
+        func=cst.Attribute(cst.Name(prof), cst.Name("summary")), args=summary_args))])]
     # Paddle keeps one profiler at a time: a later block could not start one while this one lives on.
-    ctx.insert_around(stmt, after=[summary, cst.SimpleStatementLine([cst.Del(cst.Name(prof))])])
+    ctx.insert_around(stmt, after=[*after, cst.SimpleStatementLine([cst.Del(cst.Name(prof))])])
     ctx.replace(stmt, lambda updated: updated.with_changes(items=[updated.items[0].with_changes(
         asname=cst.AsName(cst.Name(prof)))]))
+    ctx.memo[(_BLOCK, id(stmt))] = (prof, summary_args is not None)  # summary: a profiler() block
     report_warning(ctx, site)
     ctx.report_newer(site, "paddle.profiler.Profiler")
     return emit.converted(site, emit.call(ctx, site, "paddle.profiler.Profiler", **kwargs))
