@@ -25,9 +25,10 @@ def _target(ctx: Context, site: Site, node: cst.BaseExpression):
     if entry is None or entry.update_to is None or site.converted or entry.with_guard == "unwrap":
         return None
     if not ctx.resolver.is_paddle_root(site.scope):
-        ctx.todo("`paddle` is rebound here; rename by hand", node)
+        v2 = ctx.resolver.paddle_is_v2(site.scope)
+        ctx.todo(v2 or "`paddle` is rebound here; rename by hand", node)
         site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning",
-                                  f"{entry.name}: the name `paddle` is rebound in this scope", False)
+                                  f"{entry.name}: {v2 or 'the name `paddle` is rebound in this scope'}", False)
         return None
     return ctx.name_node(entry.update_to + site.suffix)
 

@@ -429,6 +429,15 @@ class Analysis:
             return True  # bound by the `import paddle` the upgrade makes sure of at module level
         return all(b is not None and b.qualname == ROOT for b in bindings)
 
+    def paddle_is_v2(self, scope: Scope) -> Optional[str]:
+        """When `paddle` is `paddle.v2` in `scope` (`import paddle.v2 as paddle`), the reason to report."""
+        bindings = self.lookup(ROOT, scope) or []
+        if any(b is not None and (b.qualname == "paddle.v2" or b.qualname.startswith("paddle.v2.")) for b in bindings):
+            # Paddle 1.0 removed the v2 API: 1.8.5 raises ModuleNotFoundError on `import paddle.v2`.
+            return ("`paddle` is bound to paddle.v2 here, a module Paddle 1.8.5 no longer has: this file fails on "
+                    "1.8.5 too; drop that import")
+        return None
+
 
 def analyse(module: cst.Module, star_members: Callable[[str], Sequence[str]],
             stub_lines: Optional[Callable[[cst.SimpleStatementLine], Optional[Lines]]] = None) -> Analysis:

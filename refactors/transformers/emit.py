@@ -23,7 +23,7 @@ _UNSET = object()
 def name(ctx: Context, site: Site, qualname: str) -> cst.BaseExpression:
     """The expression for a 2.x name, or NeedsReview when `paddle` is rebound where the call is."""
     if qualname.split(".")[0] == "paddle" and not ctx.resolver.is_paddle_root(site.scope):
-        raise NeedsReview("`paddle` is rebound here; rewrite by hand")
+        raise NeedsReview(ctx.resolver.paddle_is_v2(site.scope) or "`paddle` is rebound here; rewrite by hand")
     return ctx.name_node(qualname)
 
 
