@@ -141,10 +141,18 @@ def _make_plan(ctx: Context, site: Site) -> _Plan:
                           "not as a call statement): the 1.8 profiler is one for all of them")
     emit.name(ctx, site, "paddle.profiler.Profiler")  # NeedsReview where `paddle` is rebound
     prof = ctx.fresh_name(scope, "prof")
-    first = ctx.statements[0] if isinstance(scope.node, cst.Module) else \
-        ctx.statements[ctx.statements.index(scope.node) + 1]
-    ctx.insert_around(first, before=[_assign(cst.Name(prof), cst.Name("None"))])
+    ctx.insert_around(_body_statement(ctx, scope), before=[_assign(cst.Name(prof), cst.Name("None"))])
     return _Plan(prof, path)
+
+
+def _body_statement(ctx: Context, scope: Scope) -> cst.CSTNode:
+    """The statement of the scope's own body that holds the statement being upgraded."""
+    if isinstance(scope.node, cst.Module):
+        return ctx.statements[0]
+    at = next((i for i, stmt in enumerate(ctx.statements) if stmt is scope.node), None)
+    if at is None or at + 1 >= len(ctx.statements):
+        raise NeedsReview("the function around the call is not in sight")
+    return ctx.statements[at + 1]
 
 
 def _scope_calls(ctx: Context, scope: Scope) -> List[Tuple[str, cst.Call]]:
