@@ -807,8 +807,8 @@ def _parameters_counters_profiler(fn: Any) -> None:
     """What the execution and model-file rewrites emit, in one legacy-IR program: the parameters told
     apart (`paddle.static.io.is_parameter`, `isinstance(v, paddle.static.Parameter)`), a tensor an op
     writes into (`paddle.tensor.create_tensor`), the step counter every run increments
-    (`paddle.optimizer.lr.autoincreased_step_counter`), and runs inside a `paddle.profiler.Profiler`
-    block exporting a protobuf trace (`export_protobuf`)."""
+    (`paddle.optimizer.lr.autoincreased_step_counter`), and runs inside `paddle.profiler.Profiler`
+    blocks (CPU and GPU targets) exporting a protobuf trace (`export_protobuf`)."""
     import tempfile
 
     paddle = _paddle()
@@ -828,8 +828,13 @@ def _parameters_counters_profiler(fn: Any) -> None:
                                   on_trace_ready=paddle.profiler.export_protobuf(tempfile.mkdtemp())) as prof:
         runs = [exe.run(main, feed=_FEED, fetch_list=[out, doubled, counter]) for _ in range(3)]
     del prof
+    # A GPU-target block (a converted cuda_profiler) runs without CUDA too: 3.x warns it cannot profile.
+    with paddle.profiler.Profiler(targets=[paddle.profiler.ProfilerTarget.GPU],
+                                  on_trace_ready=paddle.profiler.export_protobuf(tempfile.mkdtemp())) as prof:
+        runs.append(exe.run(main, feed=_FEED, fetch_list=[out, doubled, counter]))
+    del prof
     np.testing.assert_allclose(runs[0][1], 2 * runs[0][0], rtol=1e-6)
-    assert [int(np.ravel(r[2])[0]) for r in runs] == [6, 8, 10], [r[2] for r in runs]
+    assert [int(np.ravel(r[2])[0]) for r in runs] == [6, 8, 10, 12], [r[2] for r in runs]
 
 def _data_loader(fn: Any) -> None:
     """`paddle.io.DataLoader(dataset, feed_list=..., return_list=False)` feeding a static program."""
@@ -913,7 +918,8 @@ def _amp(fn: Any) -> None:
 
 SCRIPTS.update({name: _parameters_counters_profiler for name in (
     "paddle.static.io.is_parameter", "paddle.static.Parameter", "paddle.tensor.create_tensor",
-    "paddle.optimizer.lr.autoincreased_step_counter", "paddle.profiler.Profiler", "paddle.profiler.export_protobuf")})
+    "paddle.optimizer.lr.autoincreased_step_counter", "paddle.profiler.Profiler", "paddle.profiler.export_protobuf",
+    "paddle.profiler.ProfilerTarget.GPU")})
 
 
 def _rate_in_program(make: Callable[[Any], Any], rate: Callable[[int], float]) -> Callable[[Any], None]:
