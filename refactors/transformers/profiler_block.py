@@ -40,7 +40,7 @@ from refactors.warning_evidence import report_warning
 TARGETS: Dict[str, Optional[str]] = {"CPU": "CPU", "GPU": "GPU", "All": None}  # None: every device there is
 KEYS = {None: None, "default": None, "total": "CPUTotal", "max": "CPUMax", "min": "CPUMin", "ave": "CPUAvg"}
 PROFILE_PATH = "/tmp/profile"  # profiler.py:253
-_BLOCK = "profiler block"  # memo key: a converted `with profiler.profiler(...)` statement -> its Profiler's name
+_BLOCK = "profiler block"  # memo key of a converted block: (its Profiler's name, whether 1.8's reset reached it)
 
 
 @register("profiler_block")

@@ -71,7 +71,7 @@ def profiler_calls(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
         if block is not None:
             return _reset_in_block(ctx, site, stmt, block)
     plan = _plan(ctx, site)
-    arguments = _arguments(site, node)
+    arguments = {name: arg.value for name, arg in call_args.by_keyword(node).items()}
     p = cst.Name(plan.prof)
     if site.name == _START:
         targets = TARGETS[literal(arguments["state"], ctx)]
@@ -133,7 +133,8 @@ def _make_plan(ctx: Context, site: Site) -> _Plan:
                 raise NeedsReview("tracer_option: 2.x records every operator detail by default; drop it by hand")
         elif name == _STOP:
             if _literal_or_none(ctx, arguments.get("sorted_key")) not in KEYS:
-                raise NeedsReview("a stop_profiler's sorted_key is 'calls' or not a literal: 2.x sorts the summary by times only")
+                raise NeedsReview("a stop_profiler's sorted_key is 'calls' or not a literal: 2.x sorts the summary "
+                                  "by times only")
             paths.append(arguments.get("profile_path"))
     path = _one_path(ctx, scope, paths)
     if len(calls) != len(_family_references(ctx)):
@@ -244,10 +245,6 @@ def _called(stmt: cst.CSTNode) -> Optional[cst.Call]:
             and isinstance(stmt.body[0].value, cst.Call):
         return stmt.body[0].value
     return None
-
-
-def _arguments(site: Site, node: cst.Call) -> Dict[str, cst.BaseExpression]:
-    return {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
 
 
 def _arguments_of(ctx: Context, name: str, call: cst.Call) -> Dict[str, cst.BaseExpression]:
