@@ -1,4 +1,9 @@
-"""The upgraded `cuda_profiler` block runs on Paddle 3.x without CUDA.
+"""What the upgraded profiler calls print on Paddle 3.x: the report after a reset, and a `cuda_profiler`
+block without CUDA.
+
+1.8.5 prints `thread0::scale  2 ...` for RESET_SOURCE (checked): the reset at the fourth of five runs
+drops the three before it. The upgraded `prof.stop()` + `prof.start()` leaves the same count in 3.x's
+summary.
 
 1.8.5's CPU build raises AttributeError in `cuda_profiler` (no `core.nvprof_init`), so no legacy program
 with a 1.8.5 golden can run that block (fixtures/legacy/profiler_reset_block_static.py takes its CPU
@@ -14,7 +19,26 @@ from pathlib import Path
 
 import refactors
 
-SOURCE = '''\
+RESET_SOURCE = '''\
+import numpy as np
+import paddle.fluid as fluid
+import paddle.fluid.profiler as profiler
+
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    x = fluid.data(name='x', shape=[-1, 4], dtype='float32')
+    y = fluid.layers.scale(x, 2.0)
+exe = fluid.Executor(fluid.CPUPlace())
+exe.run(startup)
+profiler.start_profiler('CPU')
+for i in range(5):
+    if i == 3:
+        profiler.reset_profiler()
+    exe.run(main, feed={'x': np.ones([2, 4], 'float32')}, fetch_list=[y])
+profiler.stop_profiler('total', PATH)
+'''
+
+CUDA_SOURCE = '''\
 import os
 import sys
 
@@ -32,15 +56,28 @@ print(int(os.path.isdir(out)))
 '''
 
 
-def test_upgraded_cuda_profiler_block_runs_without_cuda(tmp_path: Path) -> None:
-    result = refactors.upgrade_code(SOURCE)
-    assert "paddle.profiler.ProfilerTarget.GPU" in result.code and "cuda_profiler" not in result.code.replace(
-        "'cuda_profiler.txt'", "")
+def _run(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
     script = tmp_path / "upgraded.py"
-    script.write_text(result.code, encoding="utf-8")
+    script.write_text(code, encoding="utf-8")
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env.pop("FLAGS_enable_pir_api", None)
     run = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True,
                          env=env, timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:] + "\n" + result.code
+    assert run.returncode == 0, run.stderr[-3000:] + "\n" + code
+    return run
+
+
+def test_upgraded_reset_leaves_the_later_events_in_the_summary(tmp_path: Path) -> None:
+    result = refactors.upgrade_code(RESET_SOURCE.replace("PATH", repr(str(tmp_path / "profile"))))
+    assert "profiler.reset_profiler" not in result.code and "prof.stop()\n            prof.start()" in result.code
+    rows = [line.split() for line in _run(result.code, tmp_path).stdout.splitlines() if line.startswith("scale ")]
+    assert rows and rows[0][1] == "2", rows
+
+
+def test_upgraded_cuda_profiler_block_runs_without_cuda(tmp_path: Path) -> None:
+    result = refactors.upgrade_code(CUDA_SOURCE)
+    assert "paddle.profiler.ProfilerTarget.GPU" in result.code and "cuda_profiler" not in result.code.replace(
+        "'cuda_profiler.txt'", "")
+    run = _run(result.code, tmp_path)
     assert run.stdout.split("\n")[-3:] == ["2 3 6 11", "1", ""]
     assert "Profiling ProfilerTarget.GPU is not supported" in run.stderr
