@@ -37,7 +37,8 @@ from refactors.scopes import descendants, dotted
 from refactors.transformers import emit, register
 from refactors.warning_evidence import report_warning
 
-TARGETS: Dict[str, Optional[str]] = {"CPU": "CPU", "GPU": "GPU", "All": None}  # None: every device there is
+# 1.8's 'GPU' state lists the operators' host events too (checked on 1.8.5); None: every device there is.
+TARGETS: Dict[str, Optional[Tuple[str, ...]]] = {"CPU": ("CPU",), "GPU": ("CPU", "GPU"), "All": None}
 KEYS = {None: None, "default": None, "total": "CPUTotal", "max": "CPUMax", "min": "CPUMin", "ave": "CPUAvg"}
 PROFILE_PATH = "/tmp/profile"  # profiler.py:253
 _BLOCK = "profiler block"  # memo key of a converted block: (its Profiler's name, whether 1.8's reset reached it)
@@ -55,17 +56,9 @@ def profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     if emit.value_of(ctx, node, "tracer_option", "Default") != "Default":
         raise NeedsReview("tracer_option: 2.x records every operator detail by default; drop it by hand")
     prof = _profiler_name(ctx, site, stmt)
-    target = TARGETS[state]
     path = call_args.get(node, "profile_path")
-    kwargs = {}
-    if target is not None:
-        kwargs["targets"] = cst.List([cst.Element(emit.name(ctx, site, f"paddle.profiler.ProfilerTarget.{target}"))])
-    kwargs["on_trace_ready"] = emit.call(ctx, site, "paddle.profiler.export_protobuf",
-                                         path.value if path is not None else cst.SimpleString(repr(PROFILE_PATH)))
-    summary_args = [] if KEYS[key] is None else [
-        cst.Arg(emit.name(ctx, site, f"paddle.profiler.SortedKeys.{KEYS[key]}"), keyword=cst.Name("sorted_by"),
-                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
-    return _profiler_with(ctx, site, stmt, prof, kwargs, summary_args)
+    profiler = new_profiler(ctx, site, TARGETS[state], path.value if path is not None else None)
+    return _profiler_with(ctx, site, stmt, prof, profiler, summary_args(ctx, site, key))
 
 
 @register("cuda_profiler_block")
@@ -81,9 +74,25 @@ def cuda_profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExp
     if output is None:
         raise NeedsReview("`output_file` is missing")
     prof = _profiler_name(ctx, site, stmt)
-    kwargs = {"targets": cst.List([cst.Element(emit.name(ctx, site, "paddle.profiler.ProfilerTarget.GPU"))]),
-              "on_trace_ready": emit.call(ctx, site, "paddle.profiler.export_protobuf", output.value)}
-    return _profiler_with(ctx, site, stmt, prof, kwargs, summary_args=None)
+    return _profiler_with(ctx, site, stmt, prof, new_profiler(ctx, site, ("GPU",), output.value), summary=None)
+
+
+def new_profiler(ctx: Context, site: Site, targets: Optional[Tuple[str, ...]],
+                 path: Optional[cst.BaseExpression]) -> cst.Call:
+    """`paddle.profiler.Profiler(targets=[...], on_trace_ready=paddle.profiler.export_protobuf(path))`,
+    all devices when `targets` is None, 1.8's default path when `path` is."""
+    kwargs = {} if targets is None else {"targets": cst.List([
+        cst.Element(emit.name(ctx, site, f"paddle.profiler.ProfilerTarget.{t}")) for t in targets])}
+    kwargs["on_trace_ready"] = emit.call(ctx, site, "paddle.profiler.export_protobuf",
+                                         path if path is not None else cst.SimpleString(repr(PROFILE_PATH)))
+    return emit.call(ctx, site, "paddle.profiler.Profiler", **kwargs)
+
+
+def summary_args(ctx: Context, site: Site, key: Optional[str]) -> List[cst.Arg]:
+    """The arguments of `summary()` sorting as 1.8's `sorted_key` (in KEYS) did."""
+    if KEYS[key] is None:
+        return []
+    return [call_args.keyword_arg("sorted_by", emit.name(ctx, site, f"paddle.profiler.SortedKeys.{KEYS[key]}"))]
 
 
 def open_block_profiler(ctx: Context) -> Optional[str]:
@@ -118,20 +127,20 @@ def _with_statement(ctx: Context, site: Site) -> cst.With:
     return stmt
 
 
-def _profiler_with(ctx: Context, site: Site, stmt: cst.With, prof: str, kwargs: Dict[str, cst.BaseExpression],
-                   summary_args: Optional[List[cst.Arg]]) -> cst.BaseExpression:
-    """The `with` item as a Profiler bound to `prof`, its summary printed after the block when
-    `summary_args` is a list, then the Profiler deleted."""
-    after = [] if summary_args is None else [cst.SimpleStatementLine([cst.Expr(cst.Call(
-        func=cst.Attribute(cst.Name(prof), cst.Name("summary")), args=summary_args))])]
+def _profiler_with(ctx: Context, site: Site, stmt: cst.With, prof: str, profiler: cst.Call,
+                   summary: Optional[List[cst.Arg]]) -> cst.BaseExpression:
+    """The `with` item as the `profiler` bound to `prof`, its summary printed after the block when
+    `summary` (its arguments) is a list, then the Profiler deleted."""
+    after = [] if summary is None else [cst.SimpleStatementLine([cst.Expr(cst.Call(
+        func=cst.Attribute(cst.Name(prof), cst.Name("summary")), args=summary))])]
     # Paddle keeps one profiler at a time: a later block could not start one while this one lives on.
     ctx.insert_around(stmt, after=[*after, cst.SimpleStatementLine([cst.Del(cst.Name(prof))])])
     ctx.replace(stmt, lambda updated: updated.with_changes(items=[updated.items[0].with_changes(
         asname=cst.AsName(cst.Name(prof)))]))
-    ctx.memo[(_BLOCK, id(stmt))] = (prof, summary_args is not None)  # summary: a profiler() block
+    ctx.memo[(_BLOCK, id(stmt))] = (prof, summary is not None)  # summary: a profiler() block
     report_warning(ctx, site)
     ctx.report_newer(site, "paddle.profiler.Profiler")
-    return emit.converted(site, emit.call(ctx, site, "paddle.profiler.Profiler", **kwargs))
+    return emit.converted(site, profiler)
 
 
 def _profiler_name(ctx: Context, site: Site, stmt: cst.With) -> str:

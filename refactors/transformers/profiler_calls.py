@@ -47,7 +47,8 @@ from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import bound_once, statements
 from refactors.scopes import Scope
 from refactors.transformers import SCOPE, emit, register
-from refactors.transformers.profiler_block import KEYS, PROFILE_PATH, TARGETS, open_block_profiler
+from refactors.transformers.profiler_block import (KEYS, PROFILE_PATH, TARGETS, new_profiler, open_block_profiler,
+                                                   summary_args)
 from refactors.warning_evidence import report_warning
 
 _FAMILY = "paddle.fluid.profiler."
@@ -74,16 +75,11 @@ def profiler_calls(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     arguments = {name: arg.value for name, arg in call_args.by_keyword(node).items()}
     p = cst.Name(plan.prof)
     if site.name == _START:
-        targets = TARGETS[literal(arguments["state"], ctx)]
-        kwargs = {} if targets is None else {"targets": cst.List([cst.Element(
-            emit.name(ctx, site, f"paddle.profiler.ProfilerTarget.{targets}"))])}
-        kwargs["on_trace_ready"] = emit.call(ctx, site, "paddle.profiler.export_protobuf", plan.path)
-        body = [_assign(p, emit.call(ctx, site, "paddle.profiler.Profiler", **kwargs)), _method(p, "start")]
+        profiler = new_profiler(ctx, site, TARGETS[literal(arguments["state"], ctx)], plan.path)
+        body = [_assign(p, profiler), _method(p, "start")]
         test = "is"
     elif site.name == _STOP:
-        key = KEYS[_literal_or_none(ctx, arguments.get("sorted_key"))]
-        summary = [] if key is None else [
-            call_args.keyword_arg("sorted_by", emit.name(ctx, site, f"paddle.profiler.SortedKeys.{key}"))]
+        summary = summary_args(ctx, site, _literal_or_none(ctx, arguments.get("sorted_key")))  # type: ignore[arg-type]
         body = [_method(p, "stop"), _method(p, "summary", summary), _assign(p, cst.Name("None"))]
         test = "is not"
     else:
