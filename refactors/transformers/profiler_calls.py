@@ -25,7 +25,8 @@ it). The profile path moves from the stop call to the Profiler made at the start
 same at every stop and made of literals and names only a parameter or an enclosing scope binds, once
 (`args.profiler_path`, `"/tmp/profile_%d" % trainer_id`). Converted only
 when every use of the family in the module is such a call statement of that one scope, so no other
-code of the module starts, stops or resets the profiler these calls share.
+code of the module starts, stops or resets the profiler these calls share, and the module makes no
+`paddle.profiler.Profiler` (3.3.1 runs one at a time; a converted `cuda_profiler` block is one).
 
 `reset_profiler()` inside a converted `with profiler.profiler(...)` block of the same scope
 (`profiler_block`) becomes the block's `prof.stop()` + `prof.start()`. A reset anywhere else resets a
@@ -52,6 +53,7 @@ from refactors.transformers.profiler_block import (KEYS, PROFILE_PATH, TARGETS, 
 from refactors.warning_evidence import report_warning
 
 _FAMILY = "paddle.fluid.profiler."
+_PROFILER_2X = "paddle.profiler."
 _UNKNOWN = object()
 _START, _STOP, _RESET = (_FAMILY + n for n in ("start_profiler", "stop_profiler", "reset_profiler"))
 
@@ -134,8 +136,9 @@ def _make_plan(ctx: Context, site: Site) -> _Plan:
             paths.append(arguments.get("profile_path"))
     path = _one_path(ctx, scope, paths)
     if len(calls) != len(_family_references(ctx)):
-        raise NeedsReview("the module uses fluid.profiler elsewhere too (another function, a `with` block or "
-                          "not as a call statement): the 1.8 profiler is one for all of them")
+        raise NeedsReview("the module uses a profiler elsewhere too (fluid.profiler in another function, a "
+                          "`with` block, not as a call statement, or a paddle.profiler.Profiler): 1.8's profiler "
+                          "is one for all of them, and 2.x runs one at a time")
     emit.name(ctx, site, "paddle.profiler.Profiler")  # NeedsReview where `paddle` is rebound
     prof = ctx.fresh_name(scope, "prof")
     ctx.insert_around(_body_statement(ctx, scope), before=[_assign(cst.Name(prof), cst.Name("None"))])
@@ -169,7 +172,8 @@ def _scope_calls(ctx: Context, scope: Scope) -> List[Tuple[str, cst.Call]]:
     return found
 
 
-def _family_references(ctx: Context):
+def _family_references(ctx: Context) -> List[Tuple[object, str]]:
+    """(reference, API) of every use of fluid.profiler and paddle.profiler in the module."""
     key = "profiler family references"
     if key not in ctx.memo:
         found = []
@@ -177,9 +181,12 @@ def _family_references(ctx: Context):
             if not ref.bindings:
                 continue
             head, _, rest = ref.dotted.partition(".")
-            entry = ctx.entry_for(ref.bindings[0].qualname + ("." + rest if rest else ""))
+            qualname = ref.bindings[0].qualname + ("." + rest if rest else "")
+            entry = ctx.entry_for(qualname)
             if entry is not None and entry.name.startswith(_FAMILY):
                 found.append((ref, entry.name))
+            elif qualname.startswith(_PROFILER_2X):  # a Profiler the file (or an earlier upgrade) made
+                found.append((ref, qualname))
         ctx.memo[key] = found
     return ctx.memo[key]
 
