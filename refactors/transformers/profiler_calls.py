@@ -1,5 +1,5 @@
 """`fluid.profiler.start_profiler` / `stop_profiler` / `reset_profiler`: one `paddle.profiler.Profiler`
-that every call of the family in one function sees.
+that every call of the family in one function sees (api_mapping/SEMANTICS.md 48).
 
 1.8.5 (`profiler.py:107-250`) keeps one global operator profiler: `start_profiler(state)` enables it
 unless it already runs, `stop_profiler(sorted_key, profile_path)` prints its table and writes
