@@ -49,9 +49,9 @@ def profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     stmt = _with_statement(ctx, site)
     state = emit.value_of(ctx, node, "state")
     key = emit.value_of(ctx, node, "sorted_key", None)
-    if state not in TARGETS:
+    if not isinstance(state, str) or state not in TARGETS:
         raise NeedsReview(f"state={state!r} is not one 1.8 accepted")
-    if key not in KEYS:
+    if not isinstance(key, (str, type(None))) or key not in KEYS:
         raise NeedsReview(f"sorted_key={key!r}: 2.x sorts the summary by times only")
     if emit.value_of(ctx, node, "tracer_option", "Default") != "Default":
         raise NeedsReview("tracer_option: 2.x records every operator detail by default; drop it by hand")

@@ -180,7 +180,7 @@ def _family_references(ctx: Context) -> List[Tuple[object, str]]:
         for ref in ctx.resolver.references.values():
             if not ref.bindings:
                 continue
-            head, _, rest = ref.dotted.partition(".")
+            _, _, rest = ref.dotted.partition(".")
             qualname = ref.bindings[0].qualname + ("." + rest if rest else "")
             entry = ctx.entry_for(qualname)
             if entry is not None and entry.name.startswith(_FAMILY):
@@ -263,10 +263,12 @@ def _arguments_of(ctx: Context, name: str, call: cst.Call) -> Dict[str, cst.Base
 
 
 def _literal_or_none(ctx: Context, node: Optional[cst.BaseExpression]) -> object:
-    """The argument's literal value, None when absent, `_UNKNOWN` (in no table of accepted values) else."""
+    """The argument's value when it is a literal string, None when absent, `_UNKNOWN` (in no table of
+    accepted values) else."""
     if node is None:
         return None
-    return literal(node, ctx) if emit.is_literal(ctx, node) else _UNKNOWN
+    value = literal(node, ctx) if emit.is_literal(ctx, node) else _UNKNOWN
+    return value if isinstance(value, str) else _UNKNOWN
 
 
 def _assign(target: cst.Name, value: cst.BaseExpression) -> cst.SimpleStatementLine:
