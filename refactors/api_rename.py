@@ -15,6 +15,7 @@ import libcst as cst
 from refactors import findings as F
 from refactors import methods
 from refactors.engine import Context, Site
+from refactors.transformers import loader_callers
 from refactors.warning_evidence import report_warning
 
 NAME = "api_rename"
@@ -48,8 +49,10 @@ def _mark_static(ctx: Context, site: Site) -> None:
 
 
 def prepare(ctx: Context) -> None:
-    """Before the pass: the uses of changed methods and attributes of the objects 1.8 APIs make."""
+    """Before the pass: the uses of changed methods and attributes of the objects 1.8 APIs make, and the
+    setters of loaders that functions of other modules return (refactors.loader_across)."""
     methods.plan(ctx)
+    loader_callers.plan(ctx)
 
 
 def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:

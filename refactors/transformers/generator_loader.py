@@ -46,13 +46,14 @@ callers in other modules).
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from api_mapping.modes import LEGACY_STATIC_ON, STATIC_ON
-from refactors import call_args, kept_comments
+from refactors import call_args, kept_comments, loader_across
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, bound_once, names_in, statements
@@ -213,6 +214,11 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     if bound is None or bound[1] is not emit.original_call(ctx, site):
         raise NeedsReview(_unnamed(ctx, site, statement))
     loader = bound[0]
+    across = _across(ctx, site, loader)
+    if isinstance(across, loader_across.Across):
+        where = ", ".join(sorted({os.path.basename(c.path) for c in across.callers}))
+        return _constructor(ctx, site, node, across.dygraph, f"its callers in other modules ({where}) set its data "
+                                                             f"source")
     if loader in site.scope.globals or loader in site.scope.nonlocals:
         raise NeedsReview(f"`{loader}` is global here, so its uses are not in sight")
     if call_args.has_star(node):
@@ -364,7 +370,7 @@ def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Sette
     new = _constructor(ctx, site, node, dygraph, "its data source is set")
     key = ("loader set apart, setters", id(site.scope.node), loader)
     if key not in ctx.memo:
-        _make_at_setters(ctx, site, loader, planned.setters, setters)
+        make_at_setters(ctx, site, loader, planned.setters, setters)
         ctx.memo[key] = True
     return new
 
@@ -430,24 +436,57 @@ def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, 
             raise NeedsReview("an iterable static-graph loader without places")
 
 
-def _make_at_setters(ctx: Context, site: Site, loader: str, found: Sequence[Tuple[cst.CSTNode, cst.Call]],
-                     setters: Setters) -> None:
-    """Each setter statement becomes `loader = loader(GeneratorBatches(reader, ...), places=...)`."""
-    dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
+def make_at_setters(ctx: Context, site: Site, loader: str, found: Sequence[Tuple[cst.CSTNode, cst.Call]],
+                    setters: Setters, then: Optional[Callable[[cst.CSTNode], cst.CSTNode]] = None) -> None:
+    """Each setter statement becomes `loader = loader(GeneratorBatches(reader, ...), places=...)`, given to
+    `then`. Planned before the pass (loader_callers), the dataset class is written when the first is left."""
+    dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES) \
+        if ctx.statements else None
 
     def build(updated: cst.CSTNode) -> cst.CSTNode:
         call = updated.body[0].value  # type: ignore[attr-defined]
         source = _setter_args(call, setters)
         kind = setters[call.func.attr.value][0]
-        args = [cst.Arg(_batches(ctx, site, dataset, kind, source, None))]
+        try:
+            name = dataset or module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
+            args = [cst.Arg(_batches(ctx, site, name, kind, source, None))]
+        except NeedsReview as reason:  # (only where the plan was made before the pass)
+            ctx.todo(str(reason), updated)
+            return updated
         if "places" in source:
             args.append(call_args.keyword_arg("places", source["places"]))
         new = call_args.with_args(cst.Call(func=cst.Name(loader)), args)
         assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(loader))], value=new)
-        return updated.with_changes(body=[assign])  # type: ignore[attr-defined]
+        made = updated.with_changes(body=[assign])  # type: ignore[attr-defined]
+        return then(made) if then is not None else made
 
     for statement, _ in found:
         ctx.replace(statement, build)
+
+
+def is_from_generator(ctx: Context) -> Callable[[str], bool]:
+    """Whether a fully qualified name is 1.8's DataLoader.from_generator (by the table)."""
+    def check(qualname: str) -> bool:
+        entry = ctx.table.lookup(qualname) if qualname.startswith("paddle.") else None
+        return entry is not None and entry.transformer == "from_generator"
+    return check
+
+
+def _across(ctx: Context, site: Site, loader: str) -> object:
+    """The plan (loader_across) for a loader a top-level function builds and returns to callers in other
+    modules: an Across, the NeedsReview naming what is out of sight, or None (not that shape)."""
+    function = site.scope.node
+    if ctx.other_modules is None or not isinstance(function, cst.FunctionDef) or ctx.statements[:1] != [function]:
+        return None
+    origin = os.path.abspath(ctx.other_modules.origin)
+    key = ("loader returned across modules", function.name.value)
+    if key not in ctx.memo:
+        try:
+            ctx.memo[key] = loader_across.plan(origin, function.name.value, is_from_generator(ctx),
+                                               {origin: ctx.source}, ctx.other_modules.reads)
+        except loader_across.Left as reason:
+            ctx.memo[key] = NeedsReview(f"`{loader}` is returned to callers in other modules, and {reason}")
+    return ctx.memo[key]
 
 
 def _unnamed(ctx: Context, site: Site, statement: Optional[cst.CSTNode]) -> str:
@@ -476,6 +515,9 @@ def _used_before(ctx: Context, loader: str, stmt: cst.BaseStatement) -> str:
     if returned and functions:
         function = functions[-1]
         calls = callers.calls_of(ctx, function)
+        across = ctx.memo.get(("loader returned across modules", function.name.value))
+        if not calls and isinstance(across, NeedsReview):
+            return str(across)
         where = "is called in a way the file does not show" if calls is None else \
             "is called in no other place of this module (its callers are in other modules)" if not calls else \
             "returns it other than alone or as one element of every `return`'s tuple, or binds it twice"
@@ -496,7 +538,7 @@ def _returned(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Se
         return None
     new = _constructor(ctx, site, node, dygraph, "each caller sets its data source")
     for caller, plan in found:  # type: ignore[attr-defined]
-        _make_at_setters(ctx, site, caller, plan.setters, setters)
+        make_at_setters(ctx, site, caller, plan.setters, setters)
     return new
 
 

@@ -1,0 +1,461 @@
+"""A loader a function of one module builds and returns, whose data source its callers in other modules set.
+
+    # data.py                                       # train.py
+    def make_loader():                              from data import make_loader
+        loader = fluid.io.DataLoader.from_generator(    loader = make_loader()
+            capacity=8, return_list=True)           loader.set_sample_list_generator(reader, place)
+        return loader                               for x, y in loader(): ...
+
+Both modules change together (generator_loader): the function returns `functools.partial(paddle.io.DataLoader,
+...)`, and each caller makes the loader where it set the source, `loader = loader(GeneratorBatches(...),
+places=place)` (checked on 1.8.5 and 3.3.1: fixtures/legacy/returned_loader_two_modules/). The files of a
+tree are upgraded independently, so whether to do it is one function of the tree, `plan`, that the builder's
+module and each caller's module compute alike: read with CPython's parser from the files (a caller already
+upgraded is read in its 2.x form, which the same plan accepts). It holds when
+
+- the function is a plain `def` bound once at the top of its module, used nowhere there, whose one build
+  of the loader (its arguments by keyword; iterable; a static one with `feed_list`, `return_list=False`,
+  `drop_last=True`) is used only by its `return`s, each giving it alone or as the same element of a tuple;
+- every module of the tree that names the function (the `.py` files under the directory above the
+  builder's packages, imported the way tree_index finds modules) imports it by name or calls it through
+  its module, and only calls it, binding the loader to a name whose first use after the call, in the same
+  block, is one setter (`set_batch_generator`, or a sample one in dygraph), then only read as a whole
+  (iterated, called, passed on: no `start()`, no second setter), with a paddle import (the upgrade of
+  a module without one is a no-op); in a static graph the sample setters are left (1.8 converted each
+  sample to its feed variable's dtype, which the caller cannot see), as is a mode the modules do not
+  tell: a static loader only where none of the modules mentions dygraph mode;
+- at least one such caller exists.
+
+A module that reaches the builder's module through a `sys.path` entry set at run time, or from outside
+that directory, is not seen: the one assumption beyond the tree (as tree_index's).
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from refactors.tree_index import TreeIndex, _above_packages
+
+SETTERS = {  # 1.8's setters (reader.py:916-951): parameters in order, the first being the reader
+    "set_sample_generator": ("reader", "batch_size", "drop_last", "places"),
+    "set_sample_list_generator": ("reader", "places"),
+    "set_batch_generator": ("reader", "places"),
+}
+_DYGRAPH_WORDS = re.compile(r"\b(?:dygraph|enable_imperative|disable_static|in_dynamic_mode)\b")
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A module that calls the builder, and the names it binds the loader to."""
+
+    path: str
+    loaders: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Across:
+    dygraph: bool
+    index: Optional[int]  # the element of the returned tuple that is the loader (None: returned alone)
+    callers: Tuple[Caller, ...]
+
+
+@lru_cache(maxsize=1024)
+def _parsed(path: str, mtime_ns: int, size: int) -> Optional[Tuple[str, ast.Module, str]]:
+    """The text, tree and SHA-256 of a module of the tree (cached while the file is unchanged)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return data.decode("utf-8", "replace"), ast.parse(data), hashlib.sha256(data).hexdigest()
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _read(path: str) -> Optional[Tuple[str, ast.Module, str]]:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _parsed(path, stat.st_mtime_ns, stat.st_size)
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return head + "." + node.attr if head is not None else None
+    return None
+
+
+def _imports(module: ast.Module) -> Dict[str, str]:
+    """Top-level absolute imports: the name bound -> what it denotes, fully qualified."""
+    found: Dict[str, str] = {}
+    for stmt in module.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                found[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
+            for alias in stmt.names:
+                found[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+    return found
+
+
+def _qualname(node: ast.AST, imports: Dict[str, str]) -> Optional[str]:
+    chain = _dotted(node)
+    if chain is None:
+        return None
+    head, _, rest = chain.partition(".")
+    return imports[head] + ("." + rest if rest else "") if head in imports else None
+
+
+def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's (or module's) own code, not those of the definitions in it."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        yield child
+        if not isinstance(child, _NESTED):
+            stack.extend(ast.iter_child_nodes(child))
+
+
+def _stores(node: ast.AST, name: str) -> int:
+    return sum(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in _own_nodes(node))
+
+
+def _literal(call: ast.Call, keyword: str, default: object) -> object:
+    found = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if found is None:
+        return default
+    return found.value if isinstance(found, ast.Constant) else _Unknown
+
+
+class _Unknown:
+    pass
+
+
+class Left(Exception):
+    """Why the plan does not hold: the piece that is not in sight."""
+
+
+def plan(builder: str, function: str, is_from_generator: Callable[[str], bool],
+         texts: Optional[Dict[str, str]] = None, reads: Optional[Dict[str, str]] = None) -> Optional[Across]:
+    """The plan for the loader `function` of the module at path `builder` returns; None when the function
+    is not of that shape at all; Left naming the piece out of sight when it is but the plan does not hold.
+    `texts`: path -> the text of a module as it is being upgraded, where it may differ from the file;
+    `reads` gets the path and SHA-256 of each file read whose change may change the plan."""
+    reads = {} if reads is None else reads
+    read = _source(builder, texts, reads)
+    if read is None:
+        return None
+    text, module = read
+    found = _build(module, function, is_from_generator)
+    if found is None:
+        return None
+    index, dygraph = found
+    if sum(isinstance(n, ast.Name) and n.id == function for n in ast.walk(module)) != 0:
+        raise Left(f"`{function}` is also used in its own module")
+    callers = []
+    for path in _modules(builder):
+        caller = _caller(path, builder, function, index, dygraph, texts, reads)
+        if caller is not None:
+            callers.append(caller)
+    if not callers:
+        raise Left(f"no module of the tree beside it calls `{function}`, so its data source is not in sight")
+    if not dygraph and _DYGRAPH_WORDS.search(text):
+        raise Left("its module mentions dygraph mode, so which 1.8 loader it makes is not in sight")
+    return Across(dygraph, index, tuple(callers))
+
+
+def _source(path: str, texts: Optional[Dict[str, str]], reads: Dict[str, str]) -> Optional[Tuple[str, ast.Module]]:
+    if texts and path in texts:
+        try:
+            return texts[path], ast.parse(texts[path])
+        except (SyntaxError, ValueError):
+            return None
+    found = _read(path)
+    if found is None:
+        return None
+    reads[path] = found[2]
+    return found[:2]
+
+
+def _build(module: ast.Module, function: str, is_from_generator: Callable[[str], bool]):
+    """(index, dygraph) when `function` is a top-level function bound once that builds a loader and returns
+    it (see the module's docstring); None when it is no such function; Left for such a function whose build
+    or returns the plan does not take."""
+    defs = [s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == function]
+    if len(defs) != 1:
+        return None
+    node = defs[0]
+    imports = _imports(module)
+    builds = [n for n in _own_nodes(node) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and
+              _is_build(n.value, imports, is_from_generator)]
+    if len(builds) != 1 or len(builds[0].targets) != 1 or not isinstance(builds[0].targets[0], ast.Name):
+        return None
+    loader, call = builds[0].targets[0].id, builds[0].value
+    if node.decorator_list or sum(_stores(s, function) for s in module.body if s is not node) or \
+            any(isinstance(s, (ast.Global, ast.Nonlocal)) and function in s.names for s in ast.walk(module)):
+        raise Left(f"`{function}` is decorated or bound more than once, so what calling it does is not in sight")
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and loader in n.names for n in ast.walk(node)):
+        raise Left(f"`{loader}` is global in `{function}`")
+    returns = [n for n in _own_nodes(node) if isinstance(n, ast.Return)]
+    indexes = {_returned_at(r.value, loader) for r in returns}
+    uses = sum(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(node))
+    if not returns or len(indexes) != 1 or _MISSING in indexes or uses != len(returns) + 1 or \
+            any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node)):
+        raise Left(f"`{function}` returns the loader other than alone or as one element of every `return`'s "
+                   f"tuple, or uses it otherwise")
+    positional = call.args[1:] if _is_partial(call, imports) else call.args
+    if positional or any(k.arg is None for k in call.keywords):
+        raise Left("the loader's build passes arguments by position or **kwargs")
+    _imported_once(module, ("paddle", "functools"), "its module")
+    dygraph = not any(k.arg == "feed_list" for k in call.keywords)
+    if not _is_partial(call, imports):
+        if _literal(call, "iterable", True) is not True:
+            raise Left("iterable=False: a loader the program reads (start(), reset()) is rewritten only where it is "
+                       "built, given its source and read in one function")
+        if not dygraph and (_literal(call, "return_list", False) is not False or
+                            _literal(call, "drop_last", True) is not True):
+            raise Left("a static-graph loader with return_list=True or drop_last=False")
+    return indexes.pop(), dygraph
+
+
+_MISSING = object()
+
+
+def _returned_at(value: Optional[ast.AST], loader: str) -> object:
+    if isinstance(value, ast.Name) and value.id == loader:
+        return None
+    elements = value.elts if isinstance(value, (ast.Tuple, ast.List)) else []
+    at = [i for i, e in enumerate(elements) if isinstance(e, ast.Name) and e.id == loader]
+    return at[0] if len(at) == 1 and not any(isinstance(e, ast.Starred) for e in elements) else _MISSING
+
+
+def _is_partial(call: ast.Call, imports: Dict[str, str]) -> bool:
+    """The 2.x form generator_loader gives the build: `functools.partial(paddle.io.DataLoader, ...)`."""
+    return _qualname(call.func, imports) == "functools.partial" and bool(call.args) and \
+        _qualname(call.args[0], imports) == "paddle.io.DataLoader"
+
+
+def _is_build(call: ast.Call, imports: Dict[str, str], is_from_generator: Callable[[str], bool]) -> bool:
+    qualname = _qualname(call.func, imports)
+    return qualname is not None and (is_from_generator(qualname) or _is_partial(call, imports))
+
+
+def _modules(builder: str) -> Iterator[str]:
+    """The other modules of the tree around `builder`, in a fixed order."""
+    root = _above_packages(os.path.dirname(os.path.abspath(builder)))
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = os.path.join(directory, name)
+            if name.endswith(".py") and os.path.abspath(path) != os.path.abspath(builder):
+                yield path
+
+
+def _caller(path: str, builder: str, function: str, index: Optional[int], dygraph: bool,
+            texts: Optional[Dict[str, str]], reads: Dict[str, str]) -> Optional[Caller]:
+    """The caller the module at `path` is (None when it does not import the function); Left when it
+    imports it and uses it in a way the plan does not take."""
+    if texts and path in texts:
+        text: Optional[str] = texts[path]
+    else:
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read().decode("utf-8", "replace")
+        except OSError:
+            return None
+    if not re.search(r"\b%s\b" % re.escape(function), text or ""):
+        return None
+    read = _source(path, texts, reads)
+    if read is None:
+        raise Left(f"{_shown(path, builder)} names `{function}` but cannot be parsed")
+    text, module = read
+    names, modules = _names_for(module, path, builder, function)
+    if not names and not modules:
+        return None
+    where = _shown(path, builder)
+    if not any(isinstance(s, (ast.Import, ast.ImportFrom)) and
+               any((getattr(s, "module", None) or a.name).split(".")[0] == "paddle" for a in s.names)
+               for s in module.body):
+        raise Left(f"{where} calls `{function}` without importing paddle, so the upgrade does not change it")
+    if not dygraph and _DYGRAPH_WORDS.search(text):
+        raise Left(f"{where} mentions dygraph mode, so which 1.8 loader `{function}` makes is not in sight")
+    _imported_once(module, ("paddle",), where)
+    read = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Attribute)}
+    if any(isinstance(n, ast.Name) and n.id in modules and isinstance(n.ctx, ast.Load) and id(n) not in read
+           for n in ast.walk(module)):  # the module passed on: the function may be called elsewhere
+        raise Left(f"{where} uses the module of `{function}` other than by reading its attributes")
+    loaders = []
+    for scope in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        for node in _own_nodes(scope):
+            if _names_builder(node, names, modules, function):
+                loaders.append(_set_after(scope, node, index, dygraph, f"{where}: "))
+    uses = sum(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) for n in ast.walk(module)) + \
+        sum(isinstance(n, ast.Attribute) and n.attr == function and isinstance(n.value, ast.Name) and n.value.id in
+            modules for n in ast.walk(module))
+    if uses != len(loaders):
+        raise Left(f"{where} uses `{function}` other than by calling it and binding what it returns")
+    return Caller(path, tuple(loaders))
+
+
+def _imported_once(module: ast.Module, names: Sequence[str], where: str) -> None:
+    """Left when one of `names` (`paddle`, `functools`: what the 2.x form is written with) is bound in the
+    module other than by `import <name>...`."""
+    for node in ast.walk(module):
+        bound: List[str] = []
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound = [node.id]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [node.name]
+        elif isinstance(node, ast.arg):
+            bound = [node.arg]
+        elif isinstance(node, ast.ImportFrom):
+            bound = [a.asname or a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            bound = [a.asname for a in node.names if a.asname]
+        found = [n for n in bound if n in names]
+        if found:
+            raise Left(f"{where} binds `{found[0]}` to something else")
+
+
+def _shown(path: str, builder: str) -> str:
+    return os.path.relpath(path, os.path.dirname(os.path.abspath(builder)))
+
+
+def _names_for(module: ast.Module, path: str, builder: str, function: str) -> Tuple[List[str], List[str]]:
+    """The names the module binds to the function, and to the builder's module (whose `.function` it reads)."""
+    index = TreeIndex(path, lambda _: None)
+    target = os.path.abspath(builder)
+    names: List[str] = []
+    modules: List[str] = []
+
+    def resolves(dotted: str, level: int) -> bool:
+        found = index._module(os.path.abspath(path), dotted, level)
+        return found is not None and os.path.abspath(found[0]) == target
+
+    for stmt in ast.walk(module):
+        if isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                if alias.name == "*":
+                    if resolves(stmt.module or "", stmt.level):
+                        raise Left(f"{_shown(path, builder)} imports * from the module of `{function}`")
+                elif alias.name == function and resolves(stmt.module or "", stmt.level):
+                    names.append(alias.asname or alias.name)
+                elif resolves(f"{stmt.module}.{alias.name}" if stmt.module else alias.name, stmt.level):
+                    modules.append(alias.asname or alias.name)
+                else:
+                    continue
+                if stmt not in module.body:
+                    raise Left(f"{_shown(path, builder)} imports `{function}` inside a block")
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if resolves(alias.name, 0):
+                    if alias.asname is None and "." in alias.name:
+                        raise Left(f"{_shown(path, builder)} imports the module of `{function}` by a dotted name")
+                    if stmt not in module.body:
+                        raise Left(f"{_shown(path, builder)} imports `{function}` inside a block")
+                    modules.append(alias.asname or alias.name)
+    bound = [n for n in names + modules if _stores(module, n) + sum(
+        isinstance(s, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name.split(".")[0]) == n for a in s.names)
+        for s in ast.walk(module)) != 1]
+    if bound:
+        raise Left(f"{_shown(path, builder)} binds `{bound[0]}` more than once")
+    return names, modules
+
+
+def _names_builder(node: ast.AST, names: Sequence[str], modules: Sequence[str], function: str) -> bool:
+    """`node` is an assignment of a call of the function."""
+    if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    return (isinstance(func, ast.Name) and func.id in names) or (
+        isinstance(func, ast.Attribute) and func.attr == function and isinstance(func.value, ast.Name) and
+        func.value.id in modules)
+
+
+def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph: bool, where: str) -> str:
+    """The name `assign` binds the loader to, when the first statement after it in its block that names it
+    sets its data source, and the scope reads it only as a whole after that; else Left."""
+    target = assign.targets[0] if len(assign.targets) == 1 else None
+    if index is not None and isinstance(target, (ast.Tuple, ast.List)) and index < len(target.elts) and \
+            not any(isinstance(e, ast.Starred) for e in target.elts):
+        target = target.elts[index]
+    elif index is not None:
+        target = None
+    if not isinstance(target, ast.Name):
+        raise Left(f"{where}the loader returned is not bound to a name")
+    loader = target.id
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and loader in n.names for n in _own_nodes(scope)) or \
+            any(isinstance(d, _NESTED) and any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(d))
+                for d in _own_nodes(scope)):
+        raise Left(f"{where}`{loader}` is global, or used in a nested function or class")
+    block = next(b for b in _blocks(scope) if any(s is assign for s in b))
+    after = block[block.index(assign) + 1:]
+    setter = next((s for s in after if any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(s))), None)
+    kind = _setter(setter, loader) if setter is not None else None
+    if kind is None:
+        raise Left(f"{where}`{loader}` is not given its data source by the first statement after the call that "
+                   f"names it")
+    if kind != "2.x":
+        _check_setter(setter.value, kind, dygraph, where)  # type: ignore[union-attr]
+    stores = _stores(scope, loader)
+    if stores != (2 if kind == "2.x" else 1):
+        raise Left(f"{where}`{loader}` is bound more than once")
+    end = setter.end_lineno or setter.lineno
+    for n in _own_nodes(scope):
+        if isinstance(n, ast.Name) and n.id == loader and n.lineno < assign.lineno:
+            raise Left(f"{where}`{loader}` is used before the call")
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == loader and \
+                not (setter.lineno <= n.lineno <= end):
+            raise Left(f"{where}`{loader}.{n.attr}` is used, which paddle.io.DataLoader does not have")
+    return loader
+
+
+def _blocks(node: ast.AST) -> Iterator[List[ast.stmt]]:
+    for child in [node] + list(_own_nodes(node)):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(child, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+        for handler in getattr(child, "handlers", ()):
+            yield handler.body
+        for case in getattr(child, "cases", ()):
+            yield case.body
+
+
+def _setter(stmt: ast.stmt, loader: str) -> Optional[str]:
+    """The setter `stmt` calls on the loader (`loader.set_..._generator(...)` alone), "2.x" for the form
+    generator_loader gives it (`loader = loader(...)`), else None."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == loader and \
+                func.attr in SETTERS:
+            return func.attr
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and \
+            stmt.targets[0].id == loader and isinstance(stmt.value, ast.Call) and \
+            isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == loader:
+        return "2.x"
+    return None
+
+
+def _check_setter(call: ast.Call, kind: str, dygraph: bool, where: str) -> None:
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        raise Left(f"{where}the data source is set with *args/**kwargs")
+    params = SETTERS[kind]
+    given = list(params[:len(call.args)]) + [k.arg for k in call.keywords]
+    if len(call.args) > len(params) or any(name not in params for name in given) or "reader" not in given:
+        raise Left(f"{where}{kind} is given arguments 1.8 does not take, or no reader")
+    if kind == "set_sample_generator" and "batch_size" not in given:
+        raise Left(f"{where}{kind} without batch_size")
+    if not dygraph and kind != "set_batch_generator":
+        raise Left(f"{where}{kind} in a static graph: 1.8 converted each sample to the dtype and shape of its feed "
+                   f"variable, which are not in sight where the source is set")
+    if not dygraph and "places" not in given:
+        raise Left(f"{where}an iterable static-graph loader without places")

@@ -1,0 +1,139 @@
+"""The callers' half of a loader another module's function builds and returns (refactors.loader_across).
+
+A module that calls such a function and sets the loader's data source holds no use site of
+`from_generator`: before the pass, each setter that follows a call of a function the tree's plan takes is
+scheduled to make the loader there, `loader = loader(GeneratorBatches(reader, samples=...), places=...)`,
+as generator_loader does where the function is in the same module. The builder's module makes its half
+(`functools.partial(paddle.io.DataLoader, ...)`) from the same plan, so both change or neither does.
+
+Not a transformer itself (nothing here is registered): api_rename's `prepare` runs `plan`.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from refactors import findings as F
+from refactors import loader_across
+from refactors.engine import Context, NeedsReview, Site
+from refactors.local_values import names_in
+from refactors.scopes import ImportBinding, descendants
+from refactors.transformers import generator_loader
+
+_SETTER_WORDS = re.compile(r"\.(?:%s)\b" % "|".join(loader_across.SETTERS))
+FROM_GENERATOR = "paddle.fluid.io.DataLoader.from_generator"
+
+
+def plan(ctx: Context) -> None:
+    """Before the pass: the setters of loaders that functions of other modules of the tree return."""
+    if ctx.other_modules is None or not _SETTER_WORDS.search(ctx.source):
+        return
+    origin = os.path.abspath(ctx.other_modules.origin)
+    try:
+        tree = ast.parse(ctx.source)
+    except (SyntaxError, ValueError):
+        return
+    callees: Dict[Tuple[str, Optional[str]], Tuple[loader_across.Across, str]] = {}  # (name, attr) -> plan, function
+    for (path, function), names in _imported_functions(ctx, tree, origin).items():
+        try:
+            found = loader_across.plan(path, function, generator_loader.is_from_generator(ctx), {origin: ctx.source},
+                                       ctx.other_modules.reads)
+        except loader_across.Left:
+            continue  # the builder's module reports why
+        if found is not None and any(os.path.abspath(c.path) == origin for c in found.callers):
+            for name in names:
+                callees[name] = (found, function)
+    if not callees:
+        return
+    ctx.reads(ctx.module, words=tuple({n for n, _ in callees}) + tuple(loader_across.SETTERS))
+    for block in _blocks(ctx.module):
+        for index, stmt in enumerate(block):
+            called = _called(stmt, callees)
+            if called is not None:
+                _schedule(ctx, block[index + 1:], stmt, *called)
+
+
+def _imported_functions(ctx: Context, tree: ast.Module, origin: str) -> Dict[Tuple[str, str], List[Tuple[str, Optional[str]]]]:
+    """(module path, function) -> how this module names it: (name, None) for `from m import f as name`,
+    (name, f) for `name.f` of `import m as name`; for the modules of the tree this module imports."""
+    found: Dict[Tuple[str, str], List[Tuple[str, Optional[str]]]] = {}
+    index = ctx.other_modules
+
+    def locate(dotted: str, level: int) -> Optional[str]:
+        located = index._module(origin, dotted, level) if index is not None else None  # type: ignore[attr-defined]
+        return os.path.abspath(located[0]) if located is not None and os.path.abspath(located[0]) != origin else None
+
+    attributes = {(n.value.id, n.attr) for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                  and isinstance(n.value, ast.Name)}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                module = locate(f"{stmt.module}.{alias.name}" if stmt.module else alias.name, stmt.level)
+                name = alias.asname or alias.name
+                if module is not None:  # `from pkg import mod`
+                    for attr in sorted(a for n, a in attributes if n == name):
+                        found.setdefault((module, attr), []).append((name, attr))
+                    continue
+                module = locate(stmt.module or "", stmt.level)
+                if module is not None and alias.name != "*":
+                    found.setdefault((module, alias.name), []).append((name, None))
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                module = locate(alias.name, 0)
+                name = alias.asname or alias.name
+                if module is not None and (alias.asname or "." not in alias.name):
+                    for attr in sorted(a for n, a in attributes if n == name):
+                        found.setdefault((module, attr), []).append((name, attr))
+    return found
+
+
+def _blocks(module: cst.Module):
+    yield module.body
+    for node in descendants(module):
+        if isinstance(node, cst.IndentedBlock):
+            yield node.body
+
+
+def _called(stmt: cst.CSTNode, callees) -> Optional[Tuple[loader_across.Across, str, cst.Assign]]:
+    """(plan, function, assignment) when `stmt` assigns a call of a planned function."""
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if not isinstance(small, cst.Assign) or not isinstance(small.value, cst.Call) or len(small.targets) != 1:
+        return None
+    func = small.value.func
+    key = (func.value, None) if isinstance(func, cst.Name) else \
+        (func.value.value, func.attr.value) if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+        else None
+    return (*callees[key], small) if key in callees else None  # type: ignore[return-value]
+
+
+def _schedule(ctx: Context, after, stmt: cst.CSTNode, found: loader_across.Across, function: str,
+              assign: cst.Assign) -> None:
+    target = assign.targets[0].target
+    if found.index is not None:
+        target = target.elements[found.index].value  # type: ignore[attr-defined]
+    loader = target.value  # type: ignore[attr-defined]
+    setter = next((s for s in after if loader in names_in(s)), None)
+    call = generator_loader._setter_call(setter, loader, generator_loader.SETTERS) if setter is not None else None
+    if call is None:
+        return  # (the plan saw the same statements: not reached)
+    ref = ctx.resolver.chains.get(id(call.func))
+    scope = ref.scope if ref is not None else ctx.resolver.module_scope
+    entry = ctx.table.lookup(FROM_GENERATOR)
+    site = Site(call.func, FROM_GENERATOR, ImportBinding("", "", None, None, False), scope, 0, 0,  # type: ignore
+                entry=entry, member=True)
+    ctx.track_position(call.func)
+
+    def report(updated: cst.CSTNode) -> cst.CSTNode:
+        site.line, site.col = ctx.position_of(call.func)
+        ctx.report(site, F.CONVERTED, "info", f"{FROM_GENERATOR}: the loader `{function}` returns -> "
+                                              f"paddle.io.DataLoader, made here where its data source is set", True)
+        return updated
+
+    try:
+        generator_loader.make_at_setters(ctx, site, loader, [(setter, call)], generator_loader.SETTERS, then=report)
+    except NeedsReview:  # (the plan checked what the rewrite needs: not reached)
+        return
