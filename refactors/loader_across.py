@@ -16,10 +16,10 @@ upgraded is read in its 2.x form, which the same plan accepts). It holds when
 - the function is a plain `def` bound once at the top of its module, used nowhere there, whose one build
   of the loader (its arguments by keyword; iterable; a static one with `feed_list`, `return_list=False`,
   `drop_last=True`) is used only by its `return`s, each giving it alone or as the same element of a tuple;
-- every module of the tree that names the function (the `.py` files under the directory above the
-  builder's packages, imported the way tree_index finds modules) imports it by name or calls it through
-  its module, and only calls it, binding the loader to a name whose first use after the call, in the same
-  block, is one setter (`set_batch_generator`, or a sample one in dygraph), then only read as a whole
+- every module of the tree that names the function (the `.py` files of the directory above the builder's
+  packages and of the packages in it, imported the way tree_index finds modules) imports it by name or
+  calls it through its module, and only calls it, binding the loader to a name whose first use after the
+  call, in the same block, is one setter (`set_batch_generator`, or a sample one in dygraph), then only read as a whole
   (iterated, called, passed on: no `start()`, no second setter), with a paddle import (the upgrade of
   a module without one is a no-op); in a static graph the sample setters are left (1.8 converted each
   sample to its feed variable's dtype, which the caller cannot see), as is a mode the modules do not
@@ -46,7 +46,7 @@ SETTERS = {  # 1.8's setters (reader.py:916-951): parameters in order, the first
     "set_sample_list_generator": ("reader", "places"),
     "set_batch_generator": ("reader", "places"),
 }
-_DYGRAPH_WORDS = re.compile(r"\b(?:dygraph|enable_imperative|disable_static|in_dynamic_mode)\b")
+_DYGRAPH_WORDS = re.compile(r"dygraph|imperative|disable_static|dynamic_mode")  # (in any name)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -249,10 +249,13 @@ def _is_build(call: ast.Call, imports: Dict[str, str], is_from_generator: Callab
 
 
 def _modules(builder: str) -> Iterator[str]:
-    """The other modules of the tree around `builder`, in a fixed order."""
+    """The other modules of the tree that may import `builder` the way tree_index finds modules, in a fixed
+    order: those of the directory above its packages and of the packages in it (a script in a directory
+    that is no package finds modules beside itself only)."""
     root = _above_packages(os.path.dirname(os.path.abspath(builder)))
     for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and
+                         os.path.isfile(os.path.join(directory, d, "__init__.py")))
         for name in sorted(files):
             path = os.path.join(directory, name)
             if name.endswith(".py") and os.path.abspath(path) != os.path.abspath(builder):

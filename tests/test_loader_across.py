@@ -1,0 +1,122 @@
+"""refactors/loader_across.py: a loader a function of one module returns, whose data source callers in other
+modules set. Both modules change, or neither: fixture pairs of whole trees (`fixtures/loader_across/<case>/in`
+-> `out`), each module upgraded alone in a tree whose other modules are original or already upgraded (the
+files of a tree are upgraded in parallel, and written as they are done), and the cases left, each with
+the piece out of sight named where the loader is built."""
+from __future__ import annotations
+
+import itertools
+import shutil
+import textwrap
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+import refactors
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "loader_across"
+CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "in").is_dir())
+
+
+def _upgrade(path: Path) -> refactors.Result:
+    return refactors.upgrade_code(path.read_text(encoding="utf-8"), origin=str(path))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_both_modules_change(case: str, tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / case / "in", tmp_path, dirs_exist_ok=True)
+    for path in sorted(tmp_path.glob("*.py")):
+        result = _upgrade(path)
+        assert result.code == (FIXTURES / case / "out" / path.name).read_text(encoding="utf-8"), path.name
+        assert not [f for f in result.findings if not f.fixed], path.name
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_each_module_alone_in_any_state_of_the_tree(case: str, tmp_path: Path) -> None:
+    names = sorted(p.name for p in (FIXTURES / case / "in").glob("*.py"))
+    texts = {state: {n: (FIXTURES / case / state / n).read_text(encoding="utf-8") for n in names}
+             for state in ("in", "out")}
+    for states in itertools.product(("in", "out"), repeat=len(names)):
+        for name, state in zip(names, states):
+            (tmp_path / name).write_text(texts[state][name], encoding="utf-8")
+        for name in names:
+            assert _upgrade(tmp_path / name).code == texts["out"][name], (states, name)
+
+
+BUILDER = """\
+import paddle.fluid as fluid
+
+
+def make_loader():
+    loader = fluid.io.DataLoader.from_generator(capacity=2, return_list=True)
+    return loader
+"""
+CALLER = """\
+import paddle
+import paddle.fluid as fluid
+{imports}
+
+
+def train(reader, place):
+    with fluid.dygraph.guard(place):
+{body}
+"""
+SET = "        loader = make_loader()\n        loader.set_sample_list_generator(reader, place)\n"
+
+LEFT = [
+    pytest.param({}, "no module of the tree beside it calls `make_loader`", id="no-caller"),
+    pytest.param({"train.py": ("from data import make_loader", SET + "        loader.start()\n")},
+                 "`loader.start` is used, which paddle.io.DataLoader does not have", id="caller-starts-it"),
+    pytest.param({"train.py": ("from data import make_loader", "        f = make_loader\n")},
+                 "train.py uses `make_loader` other than by calling it", id="passed-around"),
+    pytest.param({"train.py": ("from data import *", SET)}, "train.py imports * from the module of `make_loader`",
+                 id="star-import"),
+    pytest.param({"train.py": ("from data import make_loader",
+                               "        loader = make_loader()\n        print(loader)\n" + SET[30:])},
+                 "is not given its data source by the first statement after the call", id="read-before-set"),
+    pytest.param({"train.py": ("from data import make_loader", SET),
+                  "other.py": ("import data", "        loader = data.make_loader()\n        return loader\n")},
+                 "other.py: `loader` is not given its data source", id="one-caller-of-two-returns-it"),
+]
+
+
+def _write(root: Path, files: Dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+@pytest.mark.parametrize("callers, reason", LEFT)
+def test_left_with_the_piece_out_of_sight(callers: Dict[str, tuple], reason: str, tmp_path: Path) -> None:
+    _write(tmp_path, {"data.py": BUILDER})
+    _write(tmp_path, {name: CALLER.format(imports=imports, body=body) for name, (imports, body) in callers.items()})
+    result = _upgrade(tmp_path / "data.py")
+    left = [f.message for f in result.findings if not f.fixed]
+    assert len(left) == 1 and reason in left[0], left
+    assert "fluid.io.DataLoader.from_generator(capacity=2, return_list=True)  # TODO(paddle-upgrade)" in result.code
+    for name in callers:  # the callers keep the 1.8 loader's setter (runtime_shim serves it)
+        assert "GeneratorBatches" not in _upgrade(tmp_path / name).code
+
+
+def test_a_static_sample_setter_is_left(tmp_path: Path) -> None:
+    # 1.8's static loader converted each sample to its feed variable's dtype: not in sight in the caller
+    network = (FIXTURES / "static_batches" / "in" / "network.py").read_text(encoding="utf-8")
+    train = (FIXTURES / "static_batches" / "in" / "train.py").read_text(encoding="utf-8")
+    _write(tmp_path, {"network.py": network, "train.py": train.replace("set_batch_generator", "set_sample_list_generator")})
+    result = _upgrade(tmp_path / "network.py")
+    assert [f.message for f in result.findings if not f.fixed and "set_sample_list_generator in a static graph"
+            in f.message]
+    assert "loader.set_sample_list_generator(batch_reader, places=place)\n" in _upgrade(tmp_path / "train.py").code
+
+
+def test_a_static_loader_where_a_module_mentions_dygraph_is_left(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "static_batches" / "in", tmp_path, dirs_exist_ok=True)
+    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text() + "\n\nfluid.enable_dygraph()\n")
+    result = _upgrade(tmp_path / "network.py")
+    assert [f.message for f in result.findings if not f.fixed and "mentions dygraph mode" in f.message]
+
+
+def test_the_plan_records_the_modules_it_read(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "dygraph_returned" / "in", tmp_path, dirs_exist_ok=True)
+    assert str(tmp_path / "train.py") in _upgrade(tmp_path / "data.py").reads  # (the content cache checks them)
+    assert str(tmp_path / "data.py") in _upgrade(tmp_path / "train.py").reads
