@@ -13,9 +13,10 @@ tree are upgraded independently, so whether to do it is one function of the tree
 module and each caller's module compute alike: read with CPython's parser from the files (a caller already
 upgraded is read in its 2.x form, which the same plan accepts). It holds when
 
-- the function is a plain `def` bound once at the top of its module, used nowhere there, whose one build
-  of the loader (its arguments by keyword; iterable; a static one with `feed_list`, `return_list=False`,
-  `drop_last=True`) is used only by its `return`s, each giving it alone or as the same element of a tuple;
+- the function is a plain `def` bound once at the top of its module, used nowhere there, whose builds of
+  the loader (one name; by keyword; iterable; all dygraph, or all static with `feed_list`,
+  `return_list=False`, `drop_last=True`) are used only by its `return`s, each giving it alone or as the
+  same element of a tuple;
 - every module of the tree that names the function (the `.py` files of the directory above the builder's
   packages and of the packages in it, imported the way tree_index finds modules) imports it by name or
   calls it through its module, and only calls it, binding the loader to a name whose first use after the
@@ -196,9 +197,11 @@ def _build(module: ast.Module, function: str, is_from_generator: Callable[[str],
     imports = _imports(module)
     builds = [n for n in _own_nodes(node) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and
               _is_build(n.value, imports, is_from_generator)]
-    if len(builds) != 1 or len(builds[0].targets) != 1 or not isinstance(builds[0].targets[0], ast.Name):
+    targets = {b.targets[0].id if len(b.targets) == 1 and isinstance(b.targets[0], ast.Name) else None
+               for b in builds}
+    if len(targets) != 1 or None in targets:
         return None
-    loader, call = builds[0].targets[0].id, builds[0].value
+    loader = targets.pop()
     if node.decorator_list or sum(_stores(s, function) for s in module.body if s is not node) or \
             any(isinstance(s, (ast.Global, ast.Nonlocal)) and function in s.names for s in ast.walk(module)):
         raise Left(f"`{function}` is decorated or bound more than once, so what calling it does is not in sight")
@@ -207,14 +210,22 @@ def _build(module: ast.Module, function: str, is_from_generator: Callable[[str],
     returns = [n for n in _own_nodes(node) if isinstance(n, ast.Return)]
     indexes = {_returned_at(r.value, loader) for r in returns}
     uses = sum(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(node))
-    if not returns or len(indexes) != 1 or _MISSING in indexes or uses != len(returns) + 1 or \
+    if not returns or len(indexes) != 1 or _MISSING in indexes or uses != len(returns) + len(builds) or \
             any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node)):
         raise Left(f"`{function}` returns the loader other than alone or as one element of every `return`'s "
                    f"tuple, or uses it otherwise")
+    _imported_once(module, ("paddle", "functools"), "its module")
+    modes = {_checked_build(b.value, imports) for b in builds}  # type: ignore[arg-type]
+    if len(modes) != 1:
+        raise Left(f"the builds of `{loader}` are not all of one mode (dygraph or static graph)")
+    return indexes.pop(), modes.pop()
+
+
+def _checked_build(call: ast.Call, imports: Dict[str, str]) -> bool:
+    """Whether the build (1.8's, or the 2.x form) makes a dygraph loader; Left where the plan does not take it."""
     positional = call.args[1:] if _is_partial(call, imports) else call.args
     if positional or any(k.arg is None for k in call.keywords):
         raise Left("the loader's build passes arguments by position or **kwargs")
-    _imported_once(module, ("paddle", "functools"), "its module")
     dygraph = not any(k.arg == "feed_list" for k in call.keywords)
     if not _is_partial(call, imports):
         if _literal(call, "iterable", True) is not True:
@@ -223,7 +234,7 @@ def _build(module: ast.Module, function: str, is_from_generator: Callable[[str],
         if not dygraph and (_literal(call, "return_list", False) is not False or
                             _literal(call, "drop_last", True) is not True):
             raise Left("a static-graph loader with return_list=True or drop_last=False")
-    return indexes.pop(), dygraph
+    return dygraph
 
 
 _MISSING = object()
@@ -305,7 +316,10 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
             modules for n in ast.walk(module))
     if uses != len(loaders):
         raise Left(f"{where} uses `{function}` other than by calling it and binding what it returns")
-    return Caller(path, tuple(loaders))
+    if names and not loaders:
+        raise Left(f"{where} imports `{function}` without calling it (for other modules?), so its callers are not "
+                   f"all in sight")
+    return Caller(path, tuple(loaders)) if loaders else None
 
 
 def _imported_once(module: ast.Module, names: Sequence[str], where: str) -> None:

@@ -76,6 +76,9 @@ LEFT = [
                                "        loader = make_loader()\n        print(loader)\n" + SET[30:])},
                  "is not given its data source by the first statement after the call", id="read-before-set"),
     pytest.param({"train.py": ("from data import make_loader", SET),
+                  "reexport.py": ("from data import make_loader", "        pass\n")},
+                 "reexport.py imports `make_loader` without calling it", id="re-exported"),
+    pytest.param({"train.py": ("from data import make_loader", SET),
                   "other.py": ("import data", "        loader = data.make_loader()\n        return loader\n")},
                  "other.py: `loader` is not given its data source", id="one-caller-of-two-returns-it"),
 ]
