@@ -38,9 +38,9 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from refactors.tree_index import TreeIndex, _above_packages
+from refactors.tree_index import TreeIndex, above_packages
 
 SETTERS = {  # 1.8's setters (reader.py:916-951): parameters in order, the first being the reader
     "set_sample_generator": ("reader", "batch_size", "drop_last", "places"),
@@ -100,7 +100,8 @@ def _imports(module: ast.Module) -> Dict[str, str]:
     for stmt in module.body:
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
-                found[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                head = alias.name.split(".")[0]
+                found[alias.asname or head] = alias.name if alias.asname else head
         elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
             for alias in stmt.names:
                 found[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
@@ -263,7 +264,7 @@ def _modules(builder: str) -> Iterator[str]:
     """The other modules of the tree that may import `builder` the way tree_index finds modules, in a fixed
     order: those of the directory above its packages and of the packages in it (a script in a directory
     that is no package finds modules beside itself only)."""
-    root = _above_packages(os.path.dirname(os.path.abspath(builder)))
+    root = above_packages(os.path.dirname(os.path.abspath(builder)))
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and
                          os.path.isfile(os.path.join(directory, d, "__init__.py")))
@@ -354,8 +355,7 @@ def _names_for(module: ast.Module, path: str, builder: str, function: str) -> Tu
     modules: List[str] = []
 
     def resolves(dotted: str, level: int) -> bool:
-        found = index._module(os.path.abspath(path), dotted, level)
-        return found is not None and os.path.abspath(found[0]) == target
+        return index.module_path(os.path.abspath(path), dotted, level) == target
 
     for stmt in ast.walk(module):
         if isinstance(stmt, ast.ImportFrom):

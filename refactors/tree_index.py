@@ -103,6 +103,12 @@ class TreeIndex:
         bases = located[0][1].classes.get(located[1]) if located is not None else None
         return bases is not None and all(base == "object" for base in bases)
 
+    def module_path(self, importer: str, dotted: str, level: int) -> Optional[str]:
+        """The absolute path of the module of the tree that `importer` imports as `dotted` (`level` dots
+        before it), found as `_module` finds it; None when it is in no module of the tree."""
+        found = self._module(importer, dotted, level)
+        return os.path.abspath(found[0]) if found is not None else None
+
     def _class(self, importer: str, imported: Tuple[str, Optional[str], int], name: str, depth: int) -> Optional[str]:
         located = self._locate(importer, imported, name)
         return self._defined(located[0], located[1], depth) if located is not None else None
@@ -162,7 +168,7 @@ class TreeIndex:
             roots = [base]
         else:
             here = os.path.dirname(os.path.abspath(self.origin))
-            roots = list(dict.fromkeys([here, os.path.dirname(importer), _above_packages(here)]))
+            roots = list(dict.fromkeys([here, os.path.dirname(importer), above_packages(here)]))
         for root in roots:
             stem = os.path.join(root, *parts)
             for path in (stem + ".py", os.path.join(stem, "__init__.py")):
@@ -178,7 +184,7 @@ class TreeIndex:
         return None
 
 
-def _above_packages(directory: str) -> str:
+def above_packages(directory: str) -> str:
     """The directory above the packages `directory` is in (itself when it is no package): a module of
     `pkg/sub/` importing `pkg.other` runs with that directory on `sys.path`, or the import fails."""
     while os.path.isfile(os.path.join(directory, "__init__.py")) and os.path.dirname(directory) != directory:

@@ -33,6 +33,15 @@ def test_both_modules_change(case: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("way", ["plain", "fast"])
+def test_both_ways_give_it(case: str, way: str, tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / case / "in", tmp_path, dirs_exist_ok=True)
+    for path in sorted(tmp_path.glob("*.py")):
+        result = refactors.upgrade_code(path.read_text(encoding="utf-8"), origin=str(path), way=way)
+        assert result.code == (FIXTURES / case / "out" / path.name).read_text(encoding="utf-8"), path.name
+
+
+@pytest.mark.parametrize("case", CASES)
 def test_each_module_alone_in_any_state_of_the_tree(case: str, tmp_path: Path) -> None:
     names = sorted(p.name for p in (FIXTURES / case / "in").glob("*.py"))
     texts = {state: {n: (FIXTURES / case / state / n).read_text(encoding="utf-8") for n in names}
@@ -105,7 +114,8 @@ def test_a_static_sample_setter_is_left(tmp_path: Path) -> None:
     # 1.8's static loader converted each sample to its feed variable's dtype: not in sight in the caller
     network = (FIXTURES / "static_batches" / "in" / "network.py").read_text(encoding="utf-8")
     train = (FIXTURES / "static_batches" / "in" / "train.py").read_text(encoding="utf-8")
-    _write(tmp_path, {"network.py": network, "train.py": train.replace("set_batch_generator", "set_sample_list_generator")})
+    train = train.replace("set_batch_generator", "set_sample_list_generator")
+    _write(tmp_path, {"network.py": network, "train.py": train})
     result = _upgrade(tmp_path / "network.py")
     assert [f.message for f in result.findings if not f.fixed and "set_sample_list_generator in a static graph"
             in f.message]

@@ -40,9 +40,10 @@ A loader built in one place and set in another is made in two steps, `functools.
 ...)` where it is built and `loader = loader(GeneratorBatches(...), places=...)` where its source is set:
 within one scope when the shape apart_loader describes holds (built in the branches of an `if`, set after),
 and where a function of the module returns it (alone, or as the same element of every `return`'s tuple)
-to callers, all in the module, that set it in that shape (fixtures/legacy/returned_loader_static.py).
-Otherwise the finding names the piece out of sight (`self.<attr>` set by another module, a function's
-callers in other modules).
+to callers, all in the module, that set it in that shape (fixtures/legacy/returned_loader_static.py),
+or, by the tree's plan (refactors.loader_across), to callers in other modules, each of which makes the
+loader where it sets the source (loader_callers). Otherwise the finding names the piece out of sight
+(`self.<attr>` set by another module, what a caller in another module does with the loader).
 """
 from __future__ import annotations
 
@@ -65,11 +66,7 @@ _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_
 
 # A loader's setters: (what it sets, its parameters in order, the first being the reader).
 Setters = Dict[str, Tuple[str, Tuple[str, ...]]]
-SETTERS: Setters = {  # DataLoader.from_generator's (reader.py:916-951)
-    "set_sample_generator": ("set_sample_generator", ("reader", "batch_size", "drop_last", "places")),
-    "set_sample_list_generator": ("set_sample_list_generator", ("reader", "places")),
-    "set_batch_generator": ("set_batch_generator", ("reader", "places")),
-}
+SETTERS: Setters = {name: (name, params) for name, params in loader_across.SETTERS.items()}  # DataLoader's
 DECORATORS: Setters = {  # PyReader's, which call them (reader.py:1478-1668)
     "decorate_sample_generator": ("set_sample_generator", ("sample_generator", "batch_size", "drop_last", "places")),
     "decorate_sample_list_generator": ("set_sample_list_generator", ("reader", "places")),
@@ -118,7 +115,7 @@ def _after(parent: cst.CSTNode, statement: cst.CSTNode) -> List[cst.BaseStatemen
     return []
 
 
-def _setter_call(stmt: cst.BaseStatement, loader: str, setters: Setters) -> Optional[cst.Call]:
+def setter_call(stmt: cst.BaseStatement, loader: str, setters: Setters) -> Optional[cst.Call]:
     """The call when `stmt` is `loader.set_..._generator(...)` alone."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
         call = stmt.body[0].value
@@ -237,13 +234,13 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     apart_reason = str(planned) if isinstance(planned, NeedsReview) else None
     setter, between = None, []
     for stmt in after:
-        setter = _setter_call(stmt, loader, setters)
+        setter = setter_call(stmt, loader, setters)
         if setter is not None:
             setter_statement = stmt
             break
         if loader in names_in(stmt):
             if isinstance(stmt, cst.BaseCompoundStatement) and any(
-                    _setter_call(inner, loader, setters) for inner in descendants(stmt)):
+                    setter_call(inner, loader, setters) for inner in descendants(stmt)):
                 raise NeedsReview(apart_reason or f"its data source is set in a nested block "
                                                   f"({type(stmt).__name__.lower()}), so which one `{loader}` reads is "
                                                   f"known at run time only")
@@ -402,7 +399,7 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
             matched is not None and matched[0] is site.entry
 
     ctx.reads(site.scope.node, words=(loader,))  # (the nested definitions that may use it too)
-    found = apart_loader.plan(site.scope, loader, lambda stmt: _setter_call(stmt, loader, setters), same_api)
+    found = apart_loader.plan(site.scope, loader, lambda stmt: setter_call(stmt, loader, setters), same_api)
     if found is None:
         return None
     for build in found.builds:
@@ -576,7 +573,7 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters,
         if not ctx.resolver.is_paddle_root(scope):
             raise NeedsReview("`paddle` is rebound where a caller sets the loader's data source")
         try:
-            found = apart_loader.plan(scope, caller, lambda stmt, c=caller: _setter_call(stmt, c, setters),
+            found = apart_loader.plan(scope, caller, lambda stmt, c=caller: setter_call(stmt, c, setters),
                                       lambda assign, c=call: assign.value is c)
         except NeedsReview as reason:
             raise NeedsReview(f"where `{function.name.value}` is called, {reason}") from None

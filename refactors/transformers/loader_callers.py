@@ -57,15 +57,18 @@ def plan(ctx: Context) -> None:
                 _schedule(ctx, block[index + 1:], stmt, *called)
 
 
-def _imported_functions(ctx: Context, tree: ast.Module, origin: str) -> Dict[Tuple[str, str], List[Tuple[str, Optional[str]]]]:
+Names = List[Tuple[str, Optional[str]]]
+
+
+def _imported_functions(ctx: Context, tree: ast.Module, origin: str) -> Dict[Tuple[str, str], Names]:
     """(module path, function) -> how this module names it: (name, None) for `from m import f as name`,
     (name, f) for `name.f` of `import m as name`; for the modules of the tree this module imports."""
-    found: Dict[Tuple[str, str], List[Tuple[str, Optional[str]]]] = {}
+    found: Dict[Tuple[str, str], Names] = {}
     index = ctx.other_modules
 
     def locate(dotted: str, level: int) -> Optional[str]:
-        located = index._module(origin, dotted, level) if index is not None else None  # type: ignore[attr-defined]
-        return os.path.abspath(located[0]) if located is not None and os.path.abspath(located[0]) != origin else None
+        located = index.module_path(origin, dotted, level) if index is not None else None
+        return located if located != origin else None
 
     attributes = {(n.value.id, n.attr) for n in ast.walk(tree) if isinstance(n, ast.Attribute)
                   and isinstance(n.value, ast.Name)}
@@ -117,7 +120,7 @@ def _schedule(ctx: Context, after, stmt: cst.CSTNode, found: loader_across.Acros
         target = target.elements[found.index].value  # type: ignore[attr-defined]
     loader = target.value  # type: ignore[attr-defined]
     setter = next((s for s in after if loader in names_in(s)), None)
-    call = generator_loader._setter_call(setter, loader, generator_loader.SETTERS) if setter is not None else None
+    call = generator_loader.setter_call(setter, loader, generator_loader.SETTERS) if setter is not None else None
     if call is None:
         return  # (the plan saw the same statements: not reached)
     ref = ctx.resolver.chains.get(id(call.func))
