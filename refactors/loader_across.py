@@ -18,8 +18,9 @@ upgraded is read in its 2.x form, which the same plan accepts). It holds when
   `return_list=False`, `drop_last=True`) are used only by its `return`s, each giving it alone or as the
   same element of a tuple;
 - every module of the tree that names the function (the `.py` files of the directory above the builder's
-  packages and of the packages in it, imported the way tree_index finds modules) imports it by name or
-  calls it through its module, and only calls it, binding the loader to a name whose first use after the
+  packages and of the packages in it, imported the way tree_index finds modules) imports it by name, by
+  `*` or through its module, from the builder's module or from one that only re-exports it (a package's
+  `__init__.py`: `from utils import *` then `utility.f()` as dygraph/mobilenet does), and only calls it, binding the loader to a name whose first use after the
   call, in the same block, is one setter (`set_batch_generator`, or a sample one in dygraph), then only read as a whole
   (iterated, called, passed on: no `start()`, no second setter), with a paddle import (the upgrade of
   a module without one is a no-op); in a static graph the sample setters are left (1.8 converted each
@@ -57,6 +58,8 @@ class Caller:
 
     path: str
     loaders: Tuple[str, ...]
+    names: Tuple[str, ...]  # the names it binds the function to
+    modules: Tuple[str, ...]  # the names of modules whose `.function` it calls
 
 
 @dataclass(frozen=True)
@@ -163,8 +166,10 @@ def plan(builder: str, function: str, is_from_generator: Callable[[str], bool],
     if sum(isinstance(n, ast.Name) and n.id == function for n in ast.walk(module)) != 0:
         raise Left(f"`{function}` is also used in its own module")
     callers = []
-    for path in _modules(builder):
-        caller = _caller(path, builder, function, index, dygraph, texts, reads)
+    paths = list(_modules(builder))
+    exporters = _exporters(builder, function, paths, texts, reads)
+    for path in paths:
+        caller = _caller(path, builder, function, index, dygraph, texts, reads, exporters)
         if caller is not None:
             callers.append(caller)
     if not callers:
@@ -172,6 +177,18 @@ def plan(builder: str, function: str, is_from_generator: Callable[[str], bool],
     if not dygraph and _DYGRAPH_WORDS.search(text):
         raise Left("its module mentions dygraph mode, so which 1.8 loader it makes is not in sight")
     return Across(dygraph, index, tuple(callers))
+
+
+def functions(path: str) -> List[str]:
+    """The names of the top-level functions of the module at `path`."""
+    module = parsed(path)
+    return [s.name for s in module.body if isinstance(s, ast.FunctionDef)] if module is not None else []
+
+
+def parsed(path: str) -> Optional[ast.Module]:
+    """CPython's parse of the module at `path` (cached while the file is unchanged)."""
+    read = _read(path)
+    return read[1] if read is not None else None
 
 
 def _source(path: str, texts: Optional[Dict[str, str]], reads: Dict[str, str]) -> Optional[Tuple[str, ast.Module]]:
@@ -275,24 +292,17 @@ def _modules(builder: str) -> Iterator[str]:
 
 
 def _caller(path: str, builder: str, function: str, index: Optional[int], dygraph: bool,
-            texts: Optional[Dict[str, str]], reads: Dict[str, str]) -> Optional[Caller]:
-    """The caller the module at `path` is (None when it does not import the function); Left when it
-    imports it and uses it in a way the plan does not take."""
-    if texts and path in texts:
-        text: Optional[str] = texts[path]
-    else:
-        try:
-            with open(path, "rb") as fh:
-                text = fh.read().decode("utf-8", "replace")
-        except OSError:
-            return None
-    if not re.search(r"\b%s\b" % re.escape(function), text or ""):
+            texts: Optional[Dict[str, str]], reads: Dict[str, str],
+            exporters: Dict[str, Optional[str]]) -> Optional[Caller]:
+    """The caller the module at `path` is (None when it does not call the function); Left when it
+    names it in a way the plan does not take."""
+    if path in exporters or not _names(path, function, texts):
         return None
     read = _source(path, texts, reads)
     if read is None:
         raise Left(f"{_shown(path, builder)} names `{function}` but cannot be parsed")
     text, module = read
-    names, modules = _names_for(module, path, builder, function)
+    names, modules = _names_for(module, path, builder, function, exporters)
     if not names and not modules:
         return None
     where = _shown(path, builder)
@@ -320,7 +330,7 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
     if names and not loaders:
         raise Left(f"{where} imports `{function}` without calling it (for other modules?), so its callers are not "
                    f"all in sight")
-    return Caller(path, tuple(loaders)) if loaders else None
+    return Caller(path, tuple(loaders), tuple(names), tuple(modules)) if loaders else None
 
 
 def _imported_once(module: ast.Module, names: Sequence[str], where: str) -> None:
@@ -347,44 +357,121 @@ def _shown(path: str, builder: str) -> str:
     return os.path.relpath(path, os.path.dirname(os.path.abspath(builder)))
 
 
-def _names_for(module: ast.Module, path: str, builder: str, function: str) -> Tuple[List[str], List[str]]:
-    """The names the module binds to the function, and to the builder's module (whose `.function` it reads)."""
+def _names_for(module: ast.Module, path: str, builder: str, function: str,
+               exporters: Dict[str, Optional[str]]) -> Tuple[List[str], List[str]]:
+    """The names the module binds to the function, and to modules whose `.function` is it: the builder's
+    module or a module that re-exports the function (`exporters`), imported by name, as a module, or by
+    `*` (which gives a package's submodules it imported too)."""
     index = TreeIndex(path, lambda _: None)
     target = os.path.abspath(builder)
+    where = _shown(path, builder)
     names: List[str] = []
     modules: List[str] = []
+    starred: List[str] = []
 
-    def resolves(dotted: str, level: int) -> bool:
-        return index.module_path(os.path.abspath(path), dotted, level) == target
+    def located(dotted: str, level: int) -> Optional[str]:
+        found = index.module_path(os.path.abspath(path), dotted, level)
+        return found if found == target or found in exporters else None
 
     for stmt in ast.walk(module):
         if isinstance(stmt, ast.ImportFrom):
             for alias in stmt.names:
-                if alias.name == "*":
-                    if resolves(stmt.module or "", stmt.level):
-                        raise Left(f"{_shown(path, builder)} imports * from the module of `{function}`")
-                elif alias.name == function and resolves(stmt.module or "", stmt.level):
+                source = located(stmt.module or "", stmt.level)
+                if alias.name == "*" and source is not None:
+                    given = _star_names(source, function, exporters.get(source))
+                    names.extend(n for n in given if n == function)
+                    modules.extend(n for n in given if n != function)
+                    starred.extend(given)
+                elif alias.name == "*":
+                    other = index.module_path(os.path.abspath(path), stmt.module or "", stmt.level)
+                    read = _read(other) if other is not None else None
+                    if read is not None and re.search(r"\b%s\b" % re.escape(function), read[0]):
+                        raise Left(f"{where} imports * from {_shown(other, builder)}, which names `{function}`")
+                    continue
+                elif alias.name == function and source is not None:
                     names.append(alias.asname or alias.name)
-                elif resolves(f"{stmt.module}.{alias.name}" if stmt.module else alias.name, stmt.level):
+                elif located(f"{stmt.module}.{alias.name}" if stmt.module else alias.name, stmt.level):
                     modules.append(alias.asname or alias.name)
                 else:
                     continue
                 if stmt not in module.body:
-                    raise Left(f"{_shown(path, builder)} imports `{function}` inside a block")
+                    raise Left(f"{where} imports `{function}` inside a block")
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
-                if resolves(alias.name, 0):
+                if located(alias.name, 0):
                     if alias.asname is None and "." in alias.name:
-                        raise Left(f"{_shown(path, builder)} imports the module of `{function}` by a dotted name")
+                        raise Left(f"{where} imports the module of `{function}` by a dotted name")
                     if stmt not in module.body:
-                        raise Left(f"{_shown(path, builder)} imports `{function}` inside a block")
+                        raise Left(f"{where} imports `{function}` inside a block")
                     modules.append(alias.asname or alias.name)
-    bound = [n for n in names + modules if _stores(module, n) + sum(
-        isinstance(s, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name.split(".")[0]) == n for a in s.names)
-        for s in ast.walk(module)) != 1]
+    bound = [n for n in names + modules if _bindings(module, n) != (0 if n in starred else 1)]
     if bound:
-        raise Left(f"{_shown(path, builder)} binds `{bound[0]}` more than once")
+        raise Left(f"{where} binds `{bound[0]}` more than once")
     return names, modules
+
+
+def _bindings(module: ast.Module, name: str) -> int:
+    """How many times `name` is bound anywhere in the module (assigned, a parameter, a definition, imported)."""
+    count = 0
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            count += node.id == name
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            count += node.name == name
+        elif isinstance(node, ast.arg):
+            count += node.arg == name
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            count += sum((a.asname or a.name.split(".")[0]) == name for a in node.names)
+    return count
+
+
+def _exporters(builder: str, function: str, paths: Sequence[str], texts: Optional[Dict[str, str]],
+               reads: Dict[str, str]) -> Dict[str, Optional[str]]:
+    """The modules that import the function from the builder's module at their top and do nothing else with
+    it (a package's `__init__.py` re-exporting it), each with the name of the builder's module there when it
+    is a submodule of that package (`from .utility import f` binds `utility` in the package too)."""
+    found: Dict[str, Optional[str]] = {}
+    target = os.path.abspath(builder)
+    for path in paths:
+        read = _source(path, texts, reads) if _names(path, function, texts) else None
+        if read is None:
+            continue
+        module = read[1]
+        index = TreeIndex(path, lambda _: None)
+        imports = [s for s in module.body if isinstance(s, ast.ImportFrom) and
+                   any(a.name == function and a.asname is None for a in s.names) and
+                   index.module_path(os.path.abspath(path), s.module or "", s.level) == target]
+        uses = sum(isinstance(n, ast.Name) and n.id == function for n in ast.walk(module))
+        if len(imports) == 1 and not uses and _bindings(module, function) == 1:
+            package = os.path.basename(path) == "__init__.py" and os.path.dirname(path) == os.path.dirname(target)
+            found[path] = os.path.splitext(os.path.basename(target))[0] if package and imports[0].level == 1 else None
+    return found
+
+
+def _star_names(source: str, function: str, submodule: Optional[str]) -> List[str]:
+    """What `from <source> import *` binds of the function and of the builder's module (`submodule`)."""
+    read = _read(source)
+    listed = None
+    for stmt in read[1].body if read is not None else ():
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets):
+            try:
+                listed = list(ast.literal_eval(stmt.value))
+            except ValueError:
+                raise Left(f"`__all__` of {source} is not a literal") from None
+    return [n for n in (function, submodule) if n is not None and (listed is None or n in listed)]
+
+
+def _names(path: str, function: str, texts: Optional[Dict[str, str]]) -> bool:
+    """Whether the module's text names the function (as a word)."""
+    if texts and path in texts:
+        text = texts[path]
+    else:
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read().decode("utf-8", "replace")
+        except OSError:
+            return False
+    return re.search(r"\b%s\b" % re.escape(function), text) is not None
 
 
 def _names_builder(node: ast.AST, names: Sequence[str], modules: Sequence[str], function: str) -> bool:

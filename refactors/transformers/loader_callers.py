@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -38,15 +38,19 @@ def plan(ctx: Context) -> None:
     except (SyntaxError, ValueError):
         return
     callees: Dict[Tuple[str, Optional[str]], Tuple[loader_across.Across, str]] = {}  # (name, attr) -> plan, function
-    for (path, function), names in _imported_functions(ctx, tree, origin).items():
-        try:
-            found = loader_across.plan(path, function, generator_loader.is_from_generator(ctx), {origin: ctx.source},
-                                       ctx.other_modules.reads)
-        except loader_across.Left:
-            continue  # the builder's module reports why
-        if found is not None and any(os.path.abspath(c.path) == origin for c in found.callers):
-            for name in names:
-                callees[name] = (found, function)
+    called = _called_names(tree)
+    for path in _modules_imported(ctx, tree, origin):
+        for function in sorted(called.intersection(loader_across.functions(path))):
+            try:
+                found = loader_across.plan(path, function, generator_loader.is_from_generator(ctx),
+                                           {origin: ctx.source}, ctx.other_modules.reads)
+            except loader_across.Left:
+                continue  # the builder's module reports why
+            caller = next((c for c in found.callers if os.path.abspath(c.path) == origin), None) if found else None
+            for name in caller.names if caller is not None else ():
+                callees[(name, None)] = (found, function)  # type: ignore[assignment]
+            for name in caller.modules if caller is not None else ():
+                callees[(name, function)] = (found, function)  # type: ignore[assignment]
     if not callees:
         return
     ctx.reads(ctx.module, words=tuple({n for n, _ in callees}) + tuple(loader_across.SETTERS))
@@ -57,40 +61,45 @@ def plan(ctx: Context) -> None:
                 _schedule(ctx, block[index + 1:], stmt, *called)
 
 
-Names = List[Tuple[str, Optional[str]]]
+def _called_names(tree: ast.Module) -> Set[str]:
+    """The names of the functions whose calls the module assigns: `f` of `x = f(...)` and of `x = m.f(...)`,
+    and what the module imports by name (under another name, `from m import f as g`)."""
+    found: Set[str] = {a.name for s in tree.body if isinstance(s, ast.ImportFrom) for a in s.names}
+    for node in ast.walk(tree):
+        func = node.value.func if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) else None
+        if isinstance(func, ast.Name):
+            found.add(func.id)
+        elif isinstance(func, ast.Attribute):
+            found.add(func.attr)
+    return found
 
 
-def _imported_functions(ctx: Context, tree: ast.Module, origin: str) -> Dict[Tuple[str, str], Names]:
-    """(module path, function) -> how this module names it: (name, None) for `from m import f as name`,
-    (name, f) for `name.f` of `import m as name`; for the modules of the tree this module imports."""
-    found: Dict[Tuple[str, str], Names] = {}
+def _modules_imported(ctx: Context, tree: ast.Module, origin: str) -> List[str]:
+    """The modules of the tree this module imports at its top, and those they import at theirs (where a
+    package's `__init__.py` gets what it re-exports): where the functions it calls may be defined. The
+    plan decides which of them it calls."""
     index = ctx.other_modules
+    assert index is not None
+    found: List[str] = []
 
-    def locate(dotted: str, level: int) -> Optional[str]:
-        located = index.module_path(origin, dotted, level) if index is not None else None
-        return located if located != origin else None
+    def add(importer: str, module: ast.Module) -> List[str]:
+        new = []
+        for stmt in module.body:
+            dotted = [(s.module or "", s.level) for s in [stmt] if isinstance(stmt, ast.ImportFrom)]
+            dotted += [(f"{stmt.module}.{a.name}" if stmt.module else a.name, stmt.level)
+                       for a in stmt.names if a.name != "*"] if isinstance(stmt, ast.ImportFrom) else []
+            dotted += [(a.name, 0) for a in stmt.names] if isinstance(stmt, ast.Import) else []
+            for name, level in dotted:
+                path = index.module_path(importer, name, level)
+                if path is not None and path != origin and path not in found:
+                    found.append(path)
+                    new.append(path)
+        return new
 
-    attributes = {(n.value.id, n.attr) for n in ast.walk(tree) if isinstance(n, ast.Attribute)
-                  and isinstance(n.value, ast.Name)}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ImportFrom):
-            for alias in stmt.names:
-                module = locate(f"{stmt.module}.{alias.name}" if stmt.module else alias.name, stmt.level)
-                name = alias.asname or alias.name
-                if module is not None:  # `from pkg import mod`
-                    for attr in sorted(a for n, a in attributes if n == name):
-                        found.setdefault((module, attr), []).append((name, attr))
-                    continue
-                module = locate(stmt.module or "", stmt.level)
-                if module is not None and alias.name != "*":
-                    found.setdefault((module, alias.name), []).append((name, None))
-        elif isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                module = locate(alias.name, 0)
-                name = alias.asname or alias.name
-                if module is not None and (alias.asname or "." not in alias.name):
-                    for attr in sorted(a for n, a in attributes if n == name):
-                        found.setdefault((module, attr), []).append((name, attr))
+    for path in add(origin, tree):
+        read = loader_across.parsed(path)
+        if read is not None:
+            add(path, read)
     return found
 
 
