@@ -20,12 +20,13 @@ upgraded is read in its 2.x form, which the same plan accepts). It holds when
 - every module of the tree that names the function (the `.py` files of the directory above the builder's
   packages and of the packages in it, imported the way tree_index finds modules) imports it by name, by
   `*` or through its module, from the builder's module or from one that only re-exports it (a package's
-  `__init__.py`: `from utils import *` then `utility.f()` as dygraph/mobilenet does), and only calls it, binding the loader to a name whose first use after the
-  call, in the same block, is one setter (`set_batch_generator`, or a sample one in dygraph), then only read as a whole
-  (iterated, called, passed on: no `start()`, no second setter), with a paddle import (the upgrade of
-  a module without one is a no-op); in a static graph the sample setters are left (1.8 converted each
-  sample to its feed variable's dtype, which the caller cannot see), as is a mode the modules do not
-  tell: a static loader only where none of the modules mentions dygraph mode;
+  `__init__.py`: `from utils import *` then `utility.f()`, as dygraph/mobilenet does), and only calls it,
+  binding the loader to a name whose first use after the call, in the same block, is one setter
+  (`set_batch_generator`, or a sample one in dygraph), then only read as a whole (iterated, called,
+  passed on: no `start()`, no second setter), with a paddle import (the upgrade of a module without one
+  is a no-op); in a static graph the sample setters are left (1.8 converted each sample to its feed
+  variable's dtype, which the caller cannot see), as is a mode the modules do not tell: a static loader
+  only where none of the modules mentions dygraph mode;
 - at least one such caller exists.
 
 A module that reaches the builder's module through a `sys.path` entry set at run time, or from outside
