@@ -221,6 +221,8 @@ def _build(module: ast.Module, function: str, is_from_generator: Callable[[str],
     if len(targets) != 1 or None in targets:
         return None
     loader = targets.pop()
+    if not all(_alone(node, b) for b in builds):
+        raise Left(f"a build of `{loader}` shares its line with another statement")
     if node.decorator_list or sum(_stores(s, function) for s in module.body if s is not node) or \
             any(isinstance(s, (ast.Global, ast.Nonlocal)) and function in s.names for s in ast.walk(module)):
         raise Left(f"`{function}` is decorated or bound more than once, so what calling it does is not in sight")
@@ -501,13 +503,15 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
             any(isinstance(d, _NESTED) and any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(d))
                 for d in _own_nodes(scope)):
         raise Left(f"{where}`{loader}` is global, or used in a nested function or class")
+    if not _alone(scope, assign):
+        raise Left(f"{where}the call shares its line with another statement")
     block = next(b for b in _blocks(scope) if any(s is assign for s in b))
     after = block[block.index(assign) + 1:]
     setter = next((s for s in after if any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(s))), None)
     kind = _setter(setter, loader) if setter is not None else None
-    if kind is None:
+    if kind is None or not _alone(scope, setter):
         raise Left(f"{where}`{loader}` is not given its data source by the first statement after the call that "
-                   f"names it")
+                   f"names it, alone on its line")
     if kind != "2.x":
         _check_setter(setter.value, kind, dygraph, where)  # type: ignore[union-attr]
     stores = _stores(scope, loader)
@@ -521,6 +525,12 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
                 not (setter.lineno <= n.lineno <= end):
             raise Left(f"{where}`{loader}.{n.attr}` is used, which paddle.io.DataLoader does not have")
     return loader
+
+
+def _alone(scope: ast.AST, stmt: ast.stmt) -> bool:
+    """No other statement of the scope starts on the line of `stmt` (`a; b`, `if c: b`): the upgrade
+    rewrites a statement that is a line of its own."""
+    return sum(isinstance(n, ast.stmt) and n.lineno == stmt.lineno for n in _own_nodes(scope)) == 1
 
 
 def _blocks(node: ast.AST) -> Iterator[List[ast.stmt]]:
