@@ -235,7 +235,8 @@ def _build(module: ast.Module, function: str, is_from_generator: Callable[[str],
             any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node)):
         raise Left(f"`{function}` returns the loader other than alone or as one element of every `return`'s "
                    f"tuple, or uses it otherwise")
-    _imported_once(module, ("paddle", "functools"), "its module")
+    _imported_once(module, ("paddle",), "its module")
+    _stdlib_once(module, "functools", "its module")
     modes = {_checked_build(b.value, imports) for b in builds}  # type: ignore[arg-type]
     if len(modes) != 1:
         raise Left(f"the builds of `{loader}` are not all of one mode (dygraph or static graph)")
@@ -316,6 +317,10 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
     if not dygraph and _DYGRAPH_WORDS.search(text):
         raise Left(f"{where} mentions dygraph mode, so which 1.8 loader `{function}` makes is not in sight")
     _imported_once(module, ("paddle",), where)
+    _stdlib_once(module, "numpy", where)
+    if any(_bindings(module, n) for n in ("GeneratorBatches", "GeneratorBatches_2")) and not any(
+            isinstance(s, ast.ClassDef) and s.name.startswith("GeneratorBatches") for s in module.body):
+        raise Left(f"{where} binds the name of the dataset class the rewrite writes (`GeneratorBatches`)")
     read = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Attribute)}
     if any(isinstance(n, ast.Name) and n.id in modules and isinstance(n.ctx, ast.Load) and id(n) not in read
            for n in ast.walk(module)):  # the module passed on: the function may be called elsewhere
@@ -336,9 +341,19 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
     return Caller(path, tuple(loaders), tuple(names), tuple(modules)) if loaders else None
 
 
+def _stdlib_once(module: ast.Module, name: str, where: str) -> None:
+    """Left unless the standard-library module `name` the 2.x form uses is unbound in the module, or bound
+    once by `import <name>` at its top (where emit.stdlib_module takes it)."""
+    count = _bindings(module, name)
+    top = [s for s in module.body if isinstance(s, ast.Import) and any(a.name == name and a.asname is None
+                                                                       for a in s.names)]
+    if count and not (count == 1 and top):
+        raise Left(f"{where} binds `{name}` other than by one `import {name}` at its top")
+
+
 def _imported_once(module: ast.Module, names: Sequence[str], where: str) -> None:
-    """Left when one of `names` (`paddle`, `functools`: what the 2.x form is written with) is bound in the
-    module other than by `import <name>...`."""
+    """Left when one of `names` (`paddle`: what the 2.x form is written with) is bound in the module other
+    than by `import <name>...`."""
     for node in ast.walk(module):
         bound: List[str] = []
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):

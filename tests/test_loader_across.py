@@ -92,6 +92,8 @@ LEFT = [
                  "reexport.py imports `make_loader` without calling it", id="re-exported-under-another-name"),
     pytest.param({"train.py": ("from data import make_loader", SET.replace("\n        loader.set", "; loader.set"))},
                  "train.py: the call shares its line with another statement", id="setter-on-the-line-of-the-call"),
+    pytest.param({"train.py": ("from data import make_loader", "        numpy = None\n" + SET)},
+                 "train.py binds `numpy` other than by one `import numpy` at its top", id="numpy-rebound"),
     pytest.param({"train.py": ("from data import make_loader", SET),
                   "other.py": ("import data", "        loader = data.make_loader()\n        return loader\n")},
                  "other.py: `loader` is not given its data source", id="one-caller-of-two-returns-it"),
