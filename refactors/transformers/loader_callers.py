@@ -25,7 +25,6 @@ from refactors.scopes import ImportBinding, descendants
 from refactors.transformers import generator_loader
 
 _SETTER_WORDS = re.compile(r"\.(?:%s)\b" % "|".join(loader_across.SETTERS))
-FROM_GENERATOR = "paddle.fluid.io.DataLoader.from_generator"
 
 
 def plan(ctx: Context) -> None:
@@ -134,14 +133,14 @@ def _schedule(ctx: Context, after, stmt: cst.CSTNode, found: loader_across.Acros
         return  # (the plan saw the same statements: not reached)
     ref = ctx.resolver.chains.get(id(call.func))
     scope = ref.scope if ref is not None else ctx.resolver.module_scope
-    entry = ctx.table.lookup(FROM_GENERATOR)
-    site = Site(call.func, FROM_GENERATOR, ImportBinding("", "", None, None, False), scope, 0, 0,  # type: ignore
+    entry = next(e for e in ctx.table.entries.values() if e.transformer == "from_generator")  # (its 1.8 name)
+    site = Site(call.func, entry.name, ImportBinding("", "", None, None, False), scope, 0, 0,  # type: ignore
                 entry=entry, member=True)
     ctx.track_position(call.func)
 
     def report(updated: cst.CSTNode) -> cst.CSTNode:
         site.line, site.col = ctx.position_of(call.func)
-        ctx.report(site, F.CONVERTED, "info", f"{FROM_GENERATOR}: the loader `{function}` returns -> "
+        ctx.report(site, F.CONVERTED, "info", f"{entry.name}: the loader `{function}` returns -> "
                                               f"paddle.io.DataLoader, made here where its data source is set", True)
         return updated
 
