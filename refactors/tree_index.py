@@ -18,9 +18,10 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 _DEPTH = 8  # how many classes and modules a base is followed through
+_MODULES = 64  # how many modules the imports of a module are followed through
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,24 @@ class TreeIndex:
         found = self._module(importer, dotted, level)
         return os.path.abspath(found[0]) if found is not None else None
 
+    def imported_modules(self) -> List[str]:
+        """The paths of the modules of the tree the origin imports, directly or through one another, found
+        as `imported_class` finds them (a module with `import *` is neither found nor followed)."""
+        origin = os.path.abspath(self.origin)
+        paths: List[str] = []
+        todo = [origin]
+        while todo and len(paths) < _MODULES:
+            importer = todo.pop()
+            stat = _stat(importer)
+            module = _read(importer, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+            for dotted, member, level in module.imports.values() if module is not None else ():
+                found = self._module(importer, f"{dotted}.{member}" if dotted else member, level) if member else None
+                found = found or self._module(importer, dotted, level)
+                if found is not None and found[0] != origin and found[0] not in paths:
+                    paths.append(found[0])
+                    todo.append(found[0])
+        return paths
+
     def _class(self, importer: str, imported: Tuple[str, Optional[str], int], name: str, depth: int) -> Optional[str]:
         located = self._locate(importer, imported, name)
         return self._defined(located[0], located[1], depth) if located is not None else None
@@ -172,15 +191,29 @@ class TreeIndex:
         for root in roots:
             stem = os.path.join(root, *parts)
             for path in (stem + ".py", os.path.join(stem, "__init__.py")):
-                try:
-                    stat = os.stat(path)
-                except OSError:
+                stat = _stat(path)
+                if stat is None:
                     continue
                 module = _read(path, stat.st_mtime_ns, stat.st_size)
                 if module is None:
                     return None
                 self.reads[path] = module.sha256
                 return path, module
+        return None
+
+
+def module_imports(path: str) -> Dict[str, Tuple[str, Optional[str], int]]:
+    """The names the top-level imports of the module at `path` bind once: name -> (module, member or
+    None, level); empty where it is not read (or imports `*`)."""
+    stat = _stat(path)
+    module = _read(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+    return module.imports if module is not None else {}
+
+
+def _stat(path: str) -> Optional[os.stat_result]:
+    try:
+        return os.stat(path)
+    except OSError:
         return None
 
 

@@ -13,11 +13,15 @@ dtype through the 2.x API, so the rewrite needs it from the file:
 
 becomes `feeder = NumpyFeeder([img, label], dtypes=['float32', 'int64'])`, a class written once per module
 (`NUMPY_FEEDER`), whose `feed`/`feed_parallel` the code calls as before (checked on 1.8.5 and 3.3.1,
-fixtures/legacy/data_feeder_static.py). Written only where the file shows all it depends on, else left
-(runtime_shim serves it) with the reason: `feed_list` a list of names, each bound once to a `fluid.data`
-or `fluid.layers.data` of a literal dtype and LoD level 0 (a LoD input needs LoD tensors); the feeder a
-name bound once and used only through `feed` and `feed_parallel` in its scope (not `decorate_reader`,
-not passed on). `place` and `program` do not change the arrays.
+fixtures/legacy/data_feeder_static.py). `feed_list` a list of names, each bound once to a `fluid.data`
+or `fluid.layers.data` of a literal dtype and LoD level 0 (a LoD input needs LoD tensors), gives the
+dtypes. Any other feed list (a parameter, `model.feeds()`, names of a `program`'s variables) becomes
+`NumpyFeeder(feed_list, program=program)`, which reads each variable's dtype at run time and refuses one
+of LoD level other than 0 (fixtures/legacy/data_feeder_elsewhere/): written only where no data variable
+of the module, or of a module of the tree it imports, may have a LoD level (`refactors/lod_inputs.py`),
+else left (runtime_shim serves it). Either way the feeder must be a name bound once and used only through
+`feed` and `feed_parallel` in its scope (not `decorate_reader`, not passed on). `place` does not change
+the arrays.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from typing import List, Optional, Sequence
 import libcst as cst
 
 from api_mapping.namespaces import DATA_VARIABLES
-from refactors import call_args
+from refactors import call_args, lod_inputs
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import assigned_name, bound_once, statements
@@ -41,13 +45,29 @@ NUMPY_FEEDER = '''\
 class {name}:
     """1.8's DataFeeder (paddle-upgrade): `feed(samples)` is the feed dict of the samples' fields
     (`fields(samples)`), each stacked as its variable's dtype and, where the ranks differ, reshaped to its
-    shape."""
+    shape. A variable named by a string is the program's; without `dtypes`, each variable's own dtype,
+    which needs LoD level 0 (1.8 fed the others LoD tensors, which this does not build)."""
 
-    def __init__(self, feed_list, dtypes):
-        self.feed_list = feed_list
-        self.dtypes = dtypes
+    def __init__(self, feed_list, dtypes=None, program=None):
+        program = program or {paddle}.static.default_main_program()
+        self.feed_list = [program.global_block().var(var) if isinstance(var, str) else var for var in feed_list]
+        self.dtypes = [self.dtype(var) for var in self.feed_list] if dtypes is None else dtypes
+
+    @staticmethod
+    def dtype(var):
+        lod_level = getattr(var, 'lod_level', None)
+        if lod_level != 0:
+            raise ValueError(f"{{var.name}}: LoD level {{lod_level}}, not 0 (1.8's DataFeeder fed a LoD tensor)")
+        for name in ('bool', 'float16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8'):
+            if var.dtype == getattr({paddle}, name):
+                return name
+        raise TypeError(f"1.8's DataFeeder does not feed {{var.name}} of dtype {{var.dtype}}")
 
     def feed(self, samples):
+        samples, fields = list(samples), len(self.feed_list)
+        wrong = [len(sample) for sample in samples if len(sample) != fields]
+        if wrong:
+            raise ValueError(f"The number of fields in data ({{wrong[0]}}) does not match len(feed_list) ({{fields}})")
         return {{var.name: array for var, array in zip(self.feed_list, self.fields(samples))}}
 
     def fields(self, samples):
@@ -87,20 +107,24 @@ def _argument(call: cst.Call, params: Sequence[str], name: str) -> Optional[cst.
     return None
 
 
+class _Unseen(NeedsReview):
+    """The feed variables' dtypes are not in sight (the variables themselves give them at run time)."""
+
+
 def _dtype(ctx: Context, site: Site, element: cst.BaseExpression) -> str:
     """The literal dtype of the data variable `element` names, from its `fluid.data(...)` in the file."""
     if not isinstance(element, cst.Name):
-        raise NeedsReview("feed_list holds what is not a name of a data variable")
+        raise _Unseen("feed_list holds what is not a name of a data variable")
     name = element.value
     scope = ctx.resolver.binding_scope(name, site.scope)
     if scope is None or not bound_once(scope, name):
-        raise NeedsReview(f"`{name}` in feed_list is not a name bound once here")
+        raise _Unseen(f"`{name}` in feed_list is not a name bound once here")
     value = next((found[1] for found in map(assigned_name, statements(scope.node))
                   if found is not None and found[0] == name), None)
     chain = dotted(value.func) if isinstance(value, cst.Call) else None
     params = _data_params(ctx, ctx.resolver.qualname(chain, scope) if chain else None)
     if params is None or call_args.has_star(value):  # type: ignore[arg-type]
-        raise NeedsReview(f"`{name}` is not assigned a fluid.data/layers.data variable here, so its dtype is "
+        raise _Unseen(f"`{name}` is not assigned a fluid.data/layers.data variable here, so its dtype is "
                           f"not known")
     try:
         lod_level = _argument(value, params, "lod_level")  # type: ignore[arg-type]
@@ -110,9 +134,9 @@ def _dtype(ctx: Context, site: Site, element: cst.BaseExpression) -> str:
         found = "float32" if dtype is None else literal(dtype, ctx)  # (2.x: None, the default float32)
         found = "float32" if found is None else found
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        raise NeedsReview(f"the dtype or LoD level of `{name}` is not a literal") from None
+        raise _Unseen(f"the dtype or LoD level of `{name}` is not a literal") from None
     if not isinstance(found, str):
-        raise NeedsReview(f"the dtype of `{name}` is not a string")
+        raise _Unseen(f"the dtype of `{name}` is not a string")
     return found
 
 
@@ -140,13 +164,20 @@ def data_feeder(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     if call_args.has_star(node):
         raise NeedsReview("called with *args/**kwargs")
     feed_list = emit.required(node, "feed_list")
-    dtypes = _dtypes(ctx, site, feed_list)
+    program = None
+    try:
+        dtypes: Optional[List[str]] = _dtypes(ctx, site, feed_list)
+    except _Unseen as unseen:  # the variables' own dtypes, read at run time
+        made = lod_inputs.lod_input(ctx)
+        if made is not None:
+            raise NeedsReview(f"{unseen}, and {made} may have a LoD level (1.8 fed it a LoD tensor)") from None
+        dtypes, program = None, call_args.get(node, "program")
     target = statement.body[0].targets[0].target  # type: ignore[union-attr]
     other = _other_use(ctx, site, feeder, target)
     if other is not None:
         how = "passed on" if other == feeder else "used"
         raise NeedsReview(f"`{other}` is {how}: only the uses of feed() and feed_parallel() are in sight")
-    new = _feeder_call(ctx, site, feed_list, dtypes)
+    new = _feeder_call(ctx, site, feed_list, dtypes, program)
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> {new.func.value}, whose feed() "  # type: ignore
                                                          f"builds the 1.8 feed dict", True)
     return emit.converted(site, new)
@@ -161,12 +192,18 @@ def numpy_feeder(ctx: Context, site: Site, feed_list: cst.BaseExpression) -> cst
 
 def _dtypes(ctx: Context, site: Site, feed_list: cst.BaseExpression) -> List[str]:
     if not isinstance(feed_list, cst.List) or any(isinstance(e, cst.StarredElement) for e in feed_list.elements):
-        raise NeedsReview("feed_list is not a list written here, so the variables' dtypes are not known")
+        raise _Unseen("feed_list is not a list written here, so the variables' dtypes are not known")
     return [_dtype(ctx, site, element.value) for element in feed_list.elements]
 
 
-def _feeder_call(ctx: Context, site: Site, feed_list: cst.BaseExpression, dtypes: List[str]) -> cst.Call:
+def _feeder_call(ctx: Context, site: Site, feed_list: cst.BaseExpression, dtypes: Optional[List[str]],
+                 program: Optional[cst.Arg] = None) -> cst.Call:
+    """`NumpyFeeder(feed_list, dtypes=[...])`, or without dtypes (and with 1.8's `program`, where a
+    variable may be named by a string) `NumpyFeeder(feed_list, program=program)`."""
     name = module_definitions.define_once(ctx, site, "NumpyFeeder", NUMPY_FEEDER)
-    return cst.Call(func=cst.Name(name), args=[
-        cst.Arg(feed_list),
-        call_args.keyword_arg("dtypes", cst.List([cst.Element(cst.SimpleString(repr(d))) for d in dtypes]))])
+    args = [cst.Arg(feed_list)]
+    if dtypes is not None:
+        args.append(call_args.keyword_arg("dtypes", cst.List([cst.Element(cst.SimpleString(repr(d))) for d in dtypes])))
+    if program is not None:
+        args.append(call_args.keyword_arg("program", program.value))
+    return cst.Call(func=cst.Name(name), args=args)
