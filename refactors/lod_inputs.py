@@ -1,21 +1,20 @@
 """Whether a data variable (`fluid.data`, `fluid.layers.data`) that the module being upgraded, or a module
 of the tree it imports, makes may have a LoD level: a feed list the file does not show may hold it.
 
-Read with CPython's parser: the module's own calls resolve through its imports (`refactors.scopes`),
-another module's through the top-level imports that module binds once (`refactors.tree_index`, which
-finds the modules and records what was read). A call whose `lod_level` is not literally 0, or that
-passes `*args`/`**kwargs`, counts; a module the tree index does not find (an installed package, a
-`sys.path` entry set at run time, a module with `import *`) is not read.
+Read with CPython's parser. The module's own calls of `data` count where they resolve to one of these
+(`refactors.scopes`); in another module (`refactors.tree_index.TreeIndex.imported_modules` finds them
+and records what was read), any call of a name ending in `data`. A call whose `lod_level` is not
+literally 0, or that passes more than three positional arguments or `*args`/`**kwargs`, counts. A
+module the tree index does not find (an installed package, a `sys.path` entry set at run time) is not
+read; one it finds but CPython does not parse makes the answer unknown.
 """
 from __future__ import annotations
 
 import ast
 import os
-from functools import lru_cache
 from typing import Callable, Optional, Tuple
 
 from api_mapping.namespaces import DATA_VARIABLES
-from refactors import cpython, tree_index
 from refactors.engine import Context
 
 STATIC_DATA = "paddle.static.data"  # what they become (a file upgraded before)
@@ -34,18 +33,23 @@ def lod_input(ctx: Context) -> Optional[str]:
 def _find(ctx: Context) -> Optional[str]:
     tree = ctx.python_tree()
     if tree is None:
-        return "the module, which CPython does not parse"
+        return "a data variable of the module, which CPython does not parse,"
     scope = ctx.resolver.module_scope
     found = _first(ctx, _calls(tree), lambda chain: ctx.resolver.qualname(chain, scope))
     if found is not None:
         return found
     others = ctx.other_modules
-    for path in others.imported_modules() if others is not None else ():
-        stat = os.stat(path)
-        calls, imports = _module_calls(path, stat.st_mtime_ns, stat.st_size)
-        found = _first(ctx, calls, lambda chain: _qualname(imports, chain))
+    if others is None:  # (no path: no module of the tree to read)
+        return None
+    here = os.path.dirname(os.path.abspath(others.origin))
+    paths = others.imported_modules()
+    for path in paths if paths is not None else [""]:  # ("": where they are not all known)
+        other = others.module_tree(path) if path else None
+        if other is None:
+            return "a data variable of a module it imports, which is not read,"
+        found = next((variable for _, variable, why in _calls(other) if why is not None), None)
         if found is not None:
-            return f"{found} of {os.path.relpath(path, os.path.dirname(os.path.abspath(others.origin)))}"
+            return f"{found} of {os.path.relpath(path, here)}"
     return None
 
 
@@ -87,22 +91,3 @@ def _lod_level(call: ast.Call) -> Optional[str]:
         return None if lod is None or ast.literal_eval(lod) == 0 else "a LoD level"
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return "a LoD level not a literal"
-
-
-@lru_cache(maxsize=1024)
-def _module_calls(path: str, mtime_ns: int, size: int) -> Tuple[_Calls, dict]:
-    """The data calls of another module and the names its imports bind."""
-    try:
-        with open(path, "rb") as fh:
-            tree = cpython.parse(fh.read().decode("utf-8", "replace"))
-    except OSError:
-        tree = None
-    return (_calls(tree) if tree is not None else ()), tree_index.module_imports(path)
-
-
-def _qualname(imports: dict, chain: str) -> Optional[str]:
-    head, _, rest = chain.partition(".")
-    if head not in imports:
-        return None
-    module, member, level = imports[head]
-    return None if level else (f"{module}.{member}" if member else module) + ("." + rest if rest else "")

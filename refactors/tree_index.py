@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Tuple
 
+from refactors import cpython
+
 _DEPTH = 8  # how many classes and modules a base is followed through
-_MODULES = 64  # how many modules the imports of a module are followed through
+_MODULES = 256  # how many modules `imported_modules` follows the imports of
 
 
 @dataclass(frozen=True)
@@ -110,23 +112,35 @@ class TreeIndex:
         found = self._module(importer, dotted, level)
         return os.path.abspath(found[0]) if found is not None else None
 
-    def imported_modules(self) -> List[str]:
-        """The paths of the modules of the tree the origin imports, directly or through one another, found
-        as `imported_class` finds them (a module with `import *` is neither found nor followed)."""
+    def imported_modules(self) -> Optional[List[str]]:
+        """The paths of the modules of the tree the origin imports, anywhere in it (`import *` too), and
+        those they import, found as `imported_class` finds a module; None where one of these modules is
+        not read (CPython does not parse it) or there are too many to follow."""
         origin = os.path.abspath(self.origin)
         paths: List[str] = []
         todo = [origin]
-        while todo and len(paths) < _MODULES:
+        while todo:
             importer = todo.pop()
-            stat = _stat(importer)
-            module = _read(importer, stat.st_mtime_ns, stat.st_size) if stat is not None else None
-            for dotted, member, level in module.imports.values() if module is not None else ():
-                found = self._module(importer, f"{dotted}.{member}" if dotted else member, level) if member else None
-                found = found or self._module(importer, dotted, level)
-                if found is not None and found[0] != origin and found[0] not in paths:
-                    paths.append(found[0])
-                    todo.append(found[0])
+            tree = self.module_tree(importer)
+            if tree is None or len(paths) > _MODULES:
+                return None
+            for module, member in _imports(tree):
+                level, dotted = len(module) - len(module.lstrip(".")), module.lstrip(".")
+                path = self._path(importer, f"{dotted}.{member}" if dotted else member, level) if member else None
+                path = path or self._path(importer, dotted, level)
+                if path is not None and path != origin and path not in paths:
+                    paths.append(path)
+                    todo.append(path)
         return paths
+
+    def module_tree(self, path: str) -> Optional[ast.Module]:
+        """CPython's parse of the module at `path` (recorded in `reads`), or None."""
+        stat = _stat(path)
+        parsed = _parse(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+        if parsed is None:
+            return None
+        self.reads[path] = parsed[1]
+        return parsed[0]
 
     def _class(self, importer: str, imported: Tuple[str, Optional[str], int], name: str, depth: int) -> Optional[str]:
         located = self._locate(importer, imported, name)
@@ -175,8 +189,20 @@ class TreeIndex:
         return None
 
     def _module(self, importer: str, dotted: str, level: int) -> Optional[Tuple[str, _Module]]:
-        """The module `dotted` as `importer` imports it: relative to its package, or beside the origin
-        (the script's directory) or the importer, or above the packages the origin is in."""
+        """The module `dotted` as `importer` imports it (see `_path`), read."""
+        path = self._path(importer, dotted, level)
+        if path is None:
+            return None
+        stat = _stat(path)
+        module = _read(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+        if module is None:
+            return None
+        self.reads[path] = module.sha256
+        return path, module
+
+    def _path(self, importer: str, dotted: str, level: int) -> Optional[str]:
+        """The path of the module `dotted` as `importer` imports it: relative to its package, or beside the
+        origin (the script's directory) or the importer, or above the packages the origin is in."""
         if not dotted and not level:
             return None
         parts = dotted.split(".") if dotted else []
@@ -191,23 +217,32 @@ class TreeIndex:
         for root in roots:
             stem = os.path.join(root, *parts)
             for path in (stem + ".py", os.path.join(stem, "__init__.py")):
-                stat = _stat(path)
-                if stat is None:
-                    continue
-                module = _read(path, stat.st_mtime_ns, stat.st_size)
-                if module is None:
-                    return None
-                self.reads[path] = module.sha256
-                return path, module
+                if os.path.isfile(path):
+                    return path
         return None
 
 
-def module_imports(path: str) -> Dict[str, Tuple[str, Optional[str], int]]:
-    """The names the top-level imports of the module at `path` bind once: name -> (module, member or
-    None, level); empty where it is not read (or imports `*`)."""
-    stat = _stat(path)
-    module = _read(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
-    return module.imports if module is not None else {}
+@lru_cache(maxsize=1024)
+def _parse(path: str, mtime_ns: int, size: int) -> Optional[Tuple[ast.Module, str]]:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    tree = cpython.parse(data.decode("utf-8", "replace"))
+    return (tree, hashlib.sha256(data).hexdigest()) if isinstance(tree, ast.Module) else None
+
+
+def _imports(tree: ast.Module) -> List[Tuple[str, Optional[str]]]:
+    """(module with its leading dots, member or None) of each import anywhere in the module."""
+    found: List[Tuple[str, Optional[str]]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, None) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            found.extend((module, None if alias.name == "*" else alias.name) for alias in node.names)
+    return found
 
 
 def _stat(path: str) -> Optional[os.stat_result]:
