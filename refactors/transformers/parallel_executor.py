@@ -17,9 +17,14 @@ and `exec_strategy` only configure the devices and go (they must be plain names,
 drops no computation: `converts` tells exec_strategy.py before the pass that this one goes), and so
 does `share_vars_from`: on one device every executor runs in the global scope, where the other one's
 variables are (`pe` may itself be another one's `share_vars_from`; runtime_shim's ParallelExecutor takes
-the Executor it became). A `scope`,
-distributed trainers and `feed_dict` are left for review. The place count is the table's warning: 1.8 ran one
-slice of each batch per place (CPU_NUM CPU places, 1 when unset; every visible GPU).
+the Executor it became).
+
+Where its life is not all in view (passed to a function, returned, rebound, not bound to a name, a run
+with other arguments, a `scope`, a trainer count known only at run time), it becomes an object of a class
+written once in the module that does what 1.8's did on one device (one_device_executor.py). Left for
+review: `*args`, a dropped argument that computes something, a literal trainer count other than 1, and
+`scope` with `share_vars_from`. The place count is the table's warning: 1.8 ran one slice of each batch
+per place (CPU_NUM CPU places, 1 when unset; every visible GPU).
 """
 from __future__ import annotations
 
@@ -27,12 +32,14 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from refactors import call_args
+from refactors import call_args, findings as F
+from api_mapping.schema import ApiEntry
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import assigned_name, bound_once, expressions, statements
 from refactors.scopes import descendants
 from refactors.transformers import SCOPE, emit, register, static_program
 from refactors.transformers.compiled_program import droppable
+from refactors.transformers.one_device_executor import one_device_executor
 from refactors.warning_evidence import report_warning
 
 _RUN = ("fetch_list", "feed", "feed_dict", "return_numpy")  # parallel_executor.py:198
@@ -42,19 +49,23 @@ _UNSUPPORTED = ("scope",)  # a scope of its own
 _TRAINERS = {"num_trainers": 1, "trainer_id": 0}  # multi-node training
 
 
+class _Unfollowed(NeedsReview):
+    """Its uses or arguments are not all in sight: one_device_executor.py's class serves them all."""
+
+
 def _run_arguments(call: cst.Call) -> Dict[str, cst.BaseExpression]:
     if call_args.has_star(call):
-        raise NeedsReview("a run() of it passes *args/**kwargs; map them by hand")
+        raise _Unfollowed("a run() of it passes *args/**kwargs; map them by hand")
     found: Dict[str, cst.BaseExpression] = {}
     for index, arg in enumerate(call.args):
         name = arg.keyword.value if arg.keyword is not None else (_RUN[index] if index < len(_RUN) else None)
         if name not in _RUN:
-            raise NeedsReview("a run() of it has an unexpected argument")
+            raise _Unfollowed("a run() of it has an unexpected argument")
         found[name] = arg.value
     if "fetch_list" not in found:
-        raise NeedsReview("a run() of it has no fetch_list")
+        raise _Unfollowed("a run() of it has no fetch_list")
     if "feed_dict" in found:
-        raise NeedsReview("a run() of it passes feed_dict, which 1.8 did not read; pass feed= instead")
+        raise _Unfollowed("a run() of it passes feed_dict, which 1.8 did not read; pass feed= instead")
     return found
 
 
@@ -94,7 +105,7 @@ def _runs(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str) ->
     for node in descendants(scope.node):
         if isinstance(node, cst.Name) and node.value == name and id(node) not in skip and node is not target:
             if id(node) not in runs or id(node) not in after:
-                raise NeedsReview(f"`{name}` is used here other than by a later {name}.run(...); rewrite by hand")
+                raise _Unfollowed(f"`{name}` is used here other than by a later {name}.run(...); rewrite by hand")
     return list(runs.values())
 
 
@@ -136,35 +147,52 @@ def _place(ctx: Context, site: Site, use_cuda: cst.BaseExpression) -> cst.BaseEx
                      else emit.parenthesized(use_cuda), body=cuda, orelse=cpu)
 
 
-def _checked(ctx: Context, node: cst.Call) -> None:
+def _refused(ctx: Context, node: cst.Call) -> None:
+    """NeedsReview where no 2.x form is sure to keep the 1.8 meaning."""
+    if call_args.has_star(node):
+        raise NeedsReview("called with *args/**kwargs; map the arguments by hand")
     for arg in _DROPPED:
         found = call_args.get(node, arg)
         if found is not None and not droppable(found.value):
             raise NeedsReview(f"`{arg}` is dropped in the 2.x form and may compute something; bind it to a name first")
+    scope = call_args.get(node, "scope")
+    if scope is not None and call_args.get(node, "share_vars_from") is not None and \
+            not (emit.is_literal(ctx, scope.value) and literal(scope.value, ctx) is None):
+        raise NeedsReview("`scope=` and `share_vars_from=` are both given: 1.8 shared the other's variables "
+                          "across scopes; rewrite by hand")
+    for arg, default in _TRAINERS.items():
+        found = call_args.get(node, arg)
+        if found is not None and emit.is_literal(ctx, found.value) and literal(found.value, ctx) != default:
+            raise NeedsReview(f"`{arg}` is not {default}: multi-node training goes through paddle.distributed")
+    emit.required(node, "use_cuda")
+
+
+def _checked(ctx: Context, node: cst.Call) -> None:
+    """_Unfollowed where only the class form serves the arguments: a scope, trainers known at run time."""
     for arg in _UNSUPPORTED:
         found = call_args.get(node, arg)
         if found is not None and not (emit.is_literal(ctx, found.value) and literal(found.value, ctx) is None):
-            raise NeedsReview(f"`{arg}=` is given: the 2.x form runs the program in the global scope; rewrite by hand")
-    for arg, default in _TRAINERS.items():
-        if emit.value_of(ctx, node, arg, default) != default:
-            raise NeedsReview(f"`{arg}` is not {default}: multi-node training goes through paddle.distributed")
+            raise _Unfollowed(f"`{arg}=` is given: the 2.x form runs the program in the global scope; rewrite by hand")
+    for arg in _TRAINERS:
+        found = call_args.get(node, arg)
+        if found is not None and not emit.is_literal(ctx, found.value):
+            raise _Unfollowed(f"`{arg}={ctx.code(found.value).strip()}` is not a literal, and the 2.x form "
+                              f"depends on its value")
 
 
 def _planned(ctx: Context, site: Site, node: cst.Call,
              stmt: Optional[cst.CSTNode]) -> Tuple[str, Optional[List[cst.Call]]]:
     """The executor's name and the run() calls to rewrite (None: bound several times, each run taking
     the call as it is); NeedsReview where the rewrite is not sure to keep the 1.8 meaning."""
+    _refused(ctx, node)
     bound = assigned_name(stmt) if stmt is not None else None
     if bound is None or bound[1] is not site.call:
-        raise NeedsReview("the ParallelExecutor is not assigned to a name; its run() calls cannot be followed")
+        raise _Unfollowed("the ParallelExecutor is not assigned to a name; its run() calls cannot be followed")
     name = bound[0]
-    if call_args.has_star(node):
-        raise NeedsReview("called with *args/**kwargs; map the arguments by hand")
     _checked(ctx, node)
-    emit.required(node, "use_cuda")
     if not bound_once(site.scope, name):
         if not _keyword_runs(ctx, site, node, name):
-            raise NeedsReview(f"`{name}` is bound more than once here and used other than by run(fetch_list=..., "
+            raise _Unfollowed(f"`{name}` is bound more than once here and used other than by run(fetch_list=..., "
                               f"feed=...) on the default main program; rewrite by hand")
         return name, None
     runs = _runs(ctx, site, stmt, name)  # type: ignore[arg-type]
@@ -173,20 +201,36 @@ def _planned(ctx: Context, site: Site, node: cst.Call,
     return name, runs
 
 
+def _named(entry: ApiEntry, call: cst.Call) -> Optional[cst.Call]:
+    """The call with its positional arguments named by the 1.8 signature (as args_to_kwargs names them);
+    None where one is starred or has no name."""
+    params = [p.name for p in entry.args_list]
+    args = []
+    for index, arg in enumerate(call.args):
+        if arg.keyword is None:
+            if arg.star or index >= len(params):
+                return None
+            arg = call_args.keyword_arg(params[index], arg.value)
+        args.append(arg)
+    return call.with_changes(args=args)
+
+
 def converts(ctx: Context, call: cst.Call) -> bool:
-    """Before the pass: whether the transformer will convert `call`, a ParallelExecutor of the module
-    written with keywords only (positional arguments are named only later, by args_to_kwargs), and so drop
-    its `exec_strategy=` (exec_strategy.py deletes what made it)."""
+    """Before the pass: whether the transformer will convert `call`, a ParallelExecutor of the module (its
+    arguments named here, as args_to_kwargs names them later), and so drop its `exec_strategy=`
+    (exec_strategy.py deletes what made it)."""
     ref = ctx.resolver.references.get(id(call.func))
     qualname = ctx.resolver.qualname(ref.dotted, ref.scope) if ref is not None and ref.bindings else None
     matched = ctx.entry_of_chain(qualname) if qualname else None
-    if matched is None or matched[1] or matched[0].transformer != "parallel_executor" \
-            or any(arg.keyword is None for arg in call.args):
+    named = _named(matched[0], call) if matched is not None else None
+    if named is None or matched[1] or matched[0].transformer != "parallel_executor":  # type: ignore[index]
         return False
     site = Site(call.func, qualname, ref.bindings[0], ref.scope, 0, 0, entry=matched[0], call=call)  # type: ignore
     stmt = next((s for s in statements(ref.scope.node) if (assigned_name(s) or (None, None))[1] is call), None)
     try:
-        _planned(ctx, site, call, stmt)
+        _planned(ctx, site, named, stmt)
+    except _Unfollowed:
+        return True  # (the class form drops it too)
     except NeedsReview:
         return False
     return True
@@ -195,11 +239,18 @@ def converts(ctx: Context, call: cst.Call) -> bool:
 @register("parallel_executor", reads=(SCOPE,))
 def parallel_executor(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     stmt = ctx.statements[-1] if ctx.statements else None
-    written = site.call
-    # Decided on the call as written where `converts` decided before the pass (it may have deleted what
-    # made the exec_strategy this drops), so that both decide alike.
-    checked = written if written is not None and all(a.keyword is not None for a in written.args) else node
-    name, runs = _planned(ctx, site, checked, stmt)
+    # Decided on the call as written (its arguments named), as `converts` decided before the pass (it may
+    # have deleted what made the exec_strategy this drops), so that both decide alike.
+    named = _named(site.entry, site.call) if site.entry is not None and site.call is not None else None
+    checked = named if named is not None else node
+    try:
+        name, runs = _planned(ctx, site, checked, stmt)
+    except _Unfollowed:  # (its uses, not all in sight, take the class's object as they took 1.8's)
+        report_warning(ctx, site)
+        new = one_device_executor(ctx, site, node)
+        site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> {new.func.value}, "  # type: ignore
+                                  f"a class of the module that runs it on one device", True)
+        return new
     place = _place(ctx, site, emit.required(node, "use_cuda"))
     if runs is None:
         report_warning(ctx, site)
