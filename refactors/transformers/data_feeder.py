@@ -25,7 +25,8 @@ the arrays.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+import ast
+from typing import Iterator, List, Optional, Sequence
 
 import libcst as cst
 
@@ -34,7 +35,7 @@ from refactors import call_args, lod_inputs
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import assigned_name, bound_once, statements
-from refactors.scopes import descendants, dotted
+from refactors.scopes import children, dotted
 from refactors.target_signatures import target_params
 from refactors.transformers import SCOPE, emit, module_definitions, register
 
@@ -49,7 +50,8 @@ class {name}:
     which needs LoD level 0 (1.8 fed the others LoD tensors, which this does not build)."""
 
     def __init__(self, feed_list, dtypes=None, program=None):
-        program = program or {paddle}.static.default_main_program()
+        if program is None:
+            program = {paddle}.static.default_main_program()
         self.feed_list = [program.global_block().var(var) if isinstance(var, str) else var for var in feed_list]
         self.dtypes = [self.dtype(var) for var in self.feed_list] if dtypes is None else dtypes
 
@@ -140,18 +142,76 @@ def _dtype(ctx: Context, site: Site, element: cst.BaseExpression) -> str:
     return found
 
 
+def _seen(ctx: Context, root: cst.CSTNode, name: str) -> Iterator[cst.CSTNode]:
+    """The nodes under `root` where `name` may be the one of `root`'s scope: not the parameters and body
+    of a function defined there that binds `name` itself (its decorators and defaults, yes)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        inner = ctx.resolver.scopes.get(id(node)) if node is not root else None
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and inner is not None and name in inner.bindings:
+            params = node.params
+            defaults = [p.default for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                        if p.default is not None]
+            stack.extend(reversed([*(d.decorator for d in getattr(node, "decorators", ())), *defaults]))
+            continue
+        yield node
+        stack.extend(reversed(list(children(node))))
+
+
 def _other_use(ctx: Context, site: Site, feeder: str, target: cst.Name) -> Optional[str]:
     """A use of the feeder in its scope other than calling `feed`/`feed_parallel`, as written."""
     methods = set()
-    for node in descendants(site.scope.node):
+    seen = list(_seen(ctx, site.scope.node, feeder))
+    for node in seen:
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == feeder:
             if node.attr.value not in METHODS:
                 return f"{feeder}.{node.attr.value}"
             methods.add(id(node.value))
-    for node in descendants(site.scope.node):
-        if isinstance(node, cst.Name) and node.value == feeder and id(node) not in methods and node is not target:
-            return feeder
+    calls = [node for node in seen if isinstance(node, cst.Call)]
+    passed = {id(arg.value): (call, index) for call in calls for index, arg in enumerate(call.args)
+              if isinstance(arg.value, cst.Name) and arg.value.value == feeder}
+    keywords = {id(arg.keyword) for call in calls for arg in call.args if arg.keyword is not None}
+    for node in seen:
+        if isinstance(node, cst.Name) and node.value == feeder and id(node) not in methods | keywords and \
+                node is not target:
+            if id(node) not in passed or not _feeds_only(ctx, site, *passed[id(node)]):
+                return feeder
     return None
+
+
+def _feeds_only(ctx: Context, site: Site, call: cst.Call, index: int) -> bool:
+    """`call` is of a function the module defines at its top level (bound once), whose parameter taking
+    argument `index` it uses only through `feed`/`feed_parallel` (read in CPython's parse of the file)."""
+    func, arg = call.func, call.args[index]
+    scope = ctx.resolver.module_scope
+    tree = ctx.python_tree()
+    if not isinstance(func, cst.Name) or call_args.has_star(call) or tree is None or \
+            ctx.resolver.binding_scope(func.value, site.scope) is not scope or not bound_once(scope, func.value):
+        return False
+    function = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == func.value), None)
+    if function is None or function.decorator_list:
+        return False
+    positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+    if arg.keyword is not None:
+        param = arg.keyword.value
+        if param not in positional + [a.arg for a in function.args.kwonlyargs]:
+            return False
+    elif index < len(positional) and not any(a.keyword is not None for a in call.args[:index]):
+        param = positional[index]
+    else:
+        return False
+    feeds = {id(n.value) for n in ast.walk(function) if isinstance(n, ast.Attribute) and n.attr in METHODS}
+    for node in ast.walk(function):
+        if isinstance(node, ast.arg) and node.arg == param and node not in function.args.args + \
+                function.args.posonlyargs + function.args.kwonlyargs:
+            return False  # (a nested function's own parameter of that name)
+        if isinstance(node, ast.Name) and node.id == param and (id(node) not in feeds or
+                                                               not isinstance(node.ctx, ast.Load)):
+            return False
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and param in node.names:
+            return False
+    return True
 
 
 @register("data_feeder", reads=(SCOPE,))  # the feed variables' data calls, the feeder's uses
