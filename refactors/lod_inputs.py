@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import ast
 import os
+from functools import lru_cache
 from typing import Callable, Optional, Tuple
 
 from api_mapping.namespaces import DATA_VARIABLES
+from refactors import cpython
 from refactors.engine import Context
 
 STATIC_DATA = "paddle.static.data"  # what they become (a file upgraded before)
@@ -44,10 +46,11 @@ def _find(ctx: Context) -> Optional[str]:
     here = os.path.dirname(os.path.abspath(others.origin))
     paths = others.imported_modules()
     for path in paths if paths is not None else [""]:  # ("": where they are not all known)
-        other = others.module_tree(path) if path else None
-        if other is None:
+        stat = os.stat(path) if path else None
+        calls = _module_calls(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+        if calls is None:
             return "a data variable of a module it imports, which is not read,"
-        found = next((variable for _, variable, why in _calls(other) if why is not None), None)
+        found = next((variable for _, variable, why in calls if why is not None), None)
         if found is not None:
             return f"{found} of {os.path.relpath(path, here)}"
     return None
@@ -91,3 +94,14 @@ def _lod_level(call: ast.Call) -> Optional[str]:
         return None if lod is None or ast.literal_eval(lod) == 0 else "a LoD level"
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return "a LoD level not a literal"
+
+
+@lru_cache(maxsize=4096)
+def _module_calls(path: str, mtime_ns: int, size: int) -> Optional[_Calls]:
+    """The data calls of another module of the tree (`_calls`), None where it is not read."""
+    try:
+        with open(path, "rb") as fh:
+            tree = cpython.parse(fh.read().decode("utf-8", "replace"))
+    except OSError:
+        return None
+    return _calls(tree) if tree is not None else None

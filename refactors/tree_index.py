@@ -114,17 +114,19 @@ class TreeIndex:
 
     def imported_modules(self) -> Optional[List[str]]:
         """The paths of the modules of the tree the origin imports, anywhere in it (`import *` too), and
-        those they import, found as `imported_class` finds a module; None where one of these modules is
-        not read (CPython does not parse it) or there are too many to follow."""
+        those they import, found as `imported_class` finds a module (each recorded in `reads`); None where
+        one of these modules is not read (CPython does not parse it) or there are too many to follow."""
         origin = os.path.abspath(self.origin)
         paths: List[str] = []
         todo = [origin]
         while todo:
             importer = todo.pop()
-            tree = self.module_tree(importer)
-            if tree is None or len(paths) > _MODULES:
+            stat = _stat(importer)
+            found = _imports(importer, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+            if found is None or len(paths) > _MODULES:
                 return None
-            for module, member in _imports(tree):
+            imports, self.reads[importer] = found
+            for module, member in imports:
                 level, dotted = len(module) - len(module.lstrip(".")), module.lstrip(".")
                 path = self._path(importer, f"{dotted}.{member}" if dotted else member, level) if member else None
                 path = path or self._path(importer, dotted, level)
@@ -132,15 +134,6 @@ class TreeIndex:
                     paths.append(path)
                     todo.append(path)
         return paths
-
-    def module_tree(self, path: str) -> Optional[ast.Module]:
-        """CPython's parse of the module at `path` (recorded in `reads`), or None."""
-        stat = _stat(path)
-        parsed = _parse(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
-        if parsed is None:
-            return None
-        self.reads[path] = parsed[1]
-        return parsed[0]
 
     def _class(self, importer: str, imported: Tuple[str, Optional[str], int], name: str, depth: int) -> Optional[str]:
         located = self._locate(importer, imported, name)
@@ -222,19 +215,18 @@ class TreeIndex:
         return None
 
 
-@lru_cache(maxsize=1024)
-def _parse(path: str, mtime_ns: int, size: int) -> Optional[Tuple[ast.Module, str]]:
+@lru_cache(maxsize=4096)
+def _imports(path: str, mtime_ns: int, size: int) -> Optional[Tuple[Tuple[Tuple[str, Optional[str]], ...], str]]:
+    """(module with its leading dots, member or None) of each import anywhere in the module at `path`,
+    and its SHA-256; None where it is not read."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError:
         return None
     tree = cpython.parse(data.decode("utf-8", "replace"))
-    return (tree, hashlib.sha256(data).hexdigest()) if isinstance(tree, ast.Module) else None
-
-
-def _imports(tree: ast.Module) -> List[Tuple[str, Optional[str]]]:
-    """(module with its leading dots, member or None) of each import anywhere in the module."""
+    if tree is None:
+        return None
     found: List[Tuple[str, Optional[str]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -242,7 +234,7 @@ def _imports(tree: ast.Module) -> List[Tuple[str, Optional[str]]]:
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             found.extend((module, None if alias.name == "*" else alias.name) for alias in node.names)
-    return found
+    return tuple(found), hashlib.sha256(data).hexdigest()
 
 
 def _stat(path: str) -> Optional[os.stat_result]:
