@@ -78,6 +78,8 @@ image = paddle.static.data(name='image', shape=[-1, 2, 2], dtype='float64')
 words = paddle.static.data(name='words', shape=[-1, 1], dtype='int64', lod_level=1)
 fed = feed(paddle.CPUPlace(), [([1, 2, 3, 4],), ([5, 6, 7, 8],)], [image])
 print(fed['image'].dtype, fed['image'].shape)
+scalar = paddle.static.data(name='scalar', shape=[], dtype='float32')
+print('scalar', feed(paddle.CPUPlace(), [(1,), (2,)], [scalar])['scalar'].shape)  # (1.8: not reshaped to [])
 try:
     feed(paddle.CPUPlace(), [([1],)], [words])
 except ValueError as error:
@@ -95,5 +97,5 @@ def test_the_feeder_reads_dtypes_and_refuses_a_lod_variable_at_run_time(tmp_path
     done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300,
                           env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr[-2000:]
-    lines = [line for line in done.stdout.splitlines() if line.startswith(("float64", "refused"))]
-    assert lines == ["float64 (2, 2, 2)", "refused: words: LoD level 1, not 0 (1.8's DataFeeder fed a LoD tensor)"]
+    lines = [line for line in done.stdout.splitlines() if line.startswith(("float64", "scalar", "refused"))]
+    assert lines == ["float64 (2, 2, 2)", "scalar (2,)", "refused: words: LoD level 1, not 0 (1.8's DataFeeder fed a LoD tensor)"]

@@ -77,7 +77,7 @@ class {name}:
         for var, dtype, column in zip(self.feed_list, self.dtypes, zip(*samples)):
             array = {numpy}.array(column, dtype=dtype)
             shape = list(var.shape)
-            if sum(size < 0 for size in shape) <= 1 and array.ndim != len(shape):
+            if shape and sum(size < 0 for size in shape) <= 1 and array.ndim != len(shape):
                 array = array.reshape(shape)
             arrays.append(array)
         return arrays
