@@ -15,3 +15,17 @@ def parse(text: str, mode: str = "exec") -> Optional[ast.AST]:
             return ast.parse(text, mode=mode)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def parse_either(text: str) -> Optional[ast.Module]:
+    """CPython's parse of a module as the upgrade reads it: one in Python 2 syntax through the upgrade's
+    syntax pre-pass (`upgrade_tool.python2`); None when neither parses."""
+    tree = parse(text)
+    if tree is None:
+        from upgrade_tool import python2  # (only for the rare Python 2 module)
+
+        try:
+            tree = parse(python2.convert(text).text)
+        except python2.NotPython2:
+            return None
+    return tree if isinstance(tree, ast.Module) else None

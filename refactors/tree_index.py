@@ -112,27 +112,29 @@ class TreeIndex:
         found = self._module(importer, dotted, level)
         return os.path.abspath(found[0]) if found is not None else None
 
-    def imported_modules(self) -> Optional[List[str]]:
-        """The paths of the modules of the tree the origin imports, anywhere in it (`import *` too), and
-        those they import, found as `imported_class` finds a module (each recorded in `reads`); None where
-        one of these modules is not read (CPython does not parse it) or there are too many to follow."""
+    def imported_modules(self, tree: ast.Module) -> Optional[List[str]]:
+        """The paths of the modules of the tree that the origin (`tree`, CPython's parse of it) imports,
+        anywhere in it (`import *` too), and those they import, found as `imported_class` finds a module
+        (each recorded in `reads`); None where one of these modules is not read (not parsed, as Python 3
+        or through the upgrade's Python 2 pre-pass) or there are too many to follow."""
         origin = os.path.abspath(self.origin)
         paths: List[str] = []
-        todo = [origin]
+        todo: List[Tuple[str, Tuple[Tuple[str, Optional[str]], ...]]] = [(origin, _imports_in(tree))]
         while todo:
-            importer = todo.pop()
-            stat = _stat(importer)
-            found = _imports(importer, stat.st_mtime_ns, stat.st_size) if stat is not None else None
-            if found is None or len(paths) > _MODULES:
-                return None
-            imports, self.reads[importer] = found
+            importer, imports = todo.pop()
             for module, member in imports:
                 level, dotted = len(module) - len(module.lstrip(".")), module.lstrip(".")
                 path = self._path(importer, f"{dotted}.{member}" if dotted else member, level) if member else None
                 path = path or self._path(importer, dotted, level)
-                if path is not None and path != origin and path not in paths:
-                    paths.append(path)
-                    todo.append(path)
+                if path is None or path == origin or path in paths:
+                    continue
+                stat = _stat(path)
+                found = _imports(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+                if found is None or len(paths) >= _MODULES:
+                    return None
+                paths.append(path)
+                self.reads[path] = found[1]
+                todo.append((path, found[0]))
         return paths
 
     def _class(self, importer: str, imported: Tuple[str, Optional[str], int], name: str, depth: int) -> Optional[str]:
@@ -217,16 +219,18 @@ class TreeIndex:
 
 @lru_cache(maxsize=4096)
 def _imports(path: str, mtime_ns: int, size: int) -> Optional[Tuple[Tuple[Tuple[str, Optional[str]], ...], str]]:
-    """(module with its leading dots, member or None) of each import anywhere in the module at `path`,
-    and its SHA-256; None where it is not read."""
+    """`_imports_in` of the module at `path` and its SHA-256; None where it is not read."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError:
         return None
-    tree = cpython.parse(data.decode("utf-8", "replace"))
-    if tree is None:
-        return None
+    tree = cpython.parse_either(data.decode("utf-8", "replace"))
+    return (_imports_in(tree), hashlib.sha256(data).hexdigest()) if tree is not None else None
+
+
+def _imports_in(tree: ast.Module) -> Tuple[Tuple[str, Optional[str]], ...]:
+    """(module with its leading dots, member or None) of each import anywhere in the module."""
     found: List[Tuple[str, Optional[str]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -234,7 +238,7 @@ def _imports(path: str, mtime_ns: int, size: int) -> Optional[Tuple[Tuple[Tuple[
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             found.extend((module, None if alias.name == "*" else alias.name) for alias in node.names)
-    return tuple(found), hashlib.sha256(data).hexdigest()
+    return tuple(found)
 
 
 def _stat(path: str) -> Optional[os.stat_result]:

@@ -98,4 +98,36 @@ def test_the_feeder_reads_dtypes_and_refuses_a_lod_variable_at_run_time(tmp_path
                           env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr[-2000:]
     lines = [line for line in done.stdout.splitlines() if line.startswith(("float64", "scalar", "refused"))]
-    assert lines == ["float64 (2, 2, 2)", "scalar (2,)", "refused: words: LoD level 1, not 0 (1.8's DataFeeder fed a LoD tensor)"]
+    assert lines == ["float64 (2, 2, 2)", "scalar (2,)",
+                     "refused: words: LoD level 1, not 0 (1.8's DataFeeder fed a LoD tensor)"]
+
+
+PY2_TRAIN = """\
+import paddle.fluid as fluid
+import net
+
+
+def feed(place, samples):
+    feeder = fluid.DataFeeder(feed_list=net.inputs(), place=place)
+    print "feeding"
+    return feeder.feed(samples)
+"""
+PY2_NET = DENSE.replace("def inputs():", "def inputs():\n    print 'inputs'") + \
+    "\n\ndef words():\n    return fluid.layers.data('words', [1], False, 'int64')\n"
+
+
+def test_a_second_run_on_the_upgraded_tree_changes_nothing(tmp_path: Path) -> None:
+    """Modules in Python 2 syntax are read as the upgrade reads them, and a data call written
+    positionally as its keywords, so that the upgraded modules give the same answer."""
+    tree, once, twice = tmp_path / "tree", tmp_path / "once", tmp_path / "twice"
+    tree.mkdir()
+    (tree / "train.py").write_text(PY2_TRAIN)
+    (tree / "net.py").write_text(PY2_NET)
+    root = Path(__file__).resolve().parents[1]
+    for source, target in ((tree, once), (once, twice)):
+        subprocess.run([sys.executable, "-m", "upgrade_tool", "-i", str(source), "--outpath", str(target), "-q",
+                        "-p", "1", "--no-log-file"], cwd=root, capture_output=True, timeout=300)
+    assert "feeder = NumpyFeeder(net.inputs())" in (once / "train.py").read_text()
+    assert "paddle.static.data('words', [1], 'int64')" in (once / "net.py").read_text()  # (positional)
+    for name in ("train.py", "net.py"):
+        assert (twice / name).read_text() == (once / name).read_text()
