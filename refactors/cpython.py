@@ -19,10 +19,10 @@ def parse(text: str, mode: str = "exec") -> Optional[ast.AST]:
 
 def parse_either(text: str) -> Optional[ast.Module]:
     """CPython's parse of a module as the upgrade reads it: one in Python 2 syntax through the upgrade's
-    syntax pre-pass (`upgrade_tool.python2`); None when neither parses."""
+    syntax pre-pass (`refactors.python2`); None when neither parses."""
     tree = parse(text)
     if tree is None:
-        from upgrade_tool import python2  # (only for the rare Python 2 module)
+        from refactors import python2  # (fissix, only for the rare Python 2 module)
 
         try:
             tree = parse(python2.convert(text).text)

@@ -4,7 +4,7 @@ of the tree it imports, makes may have a LoD level: a feed list the file does no
 Read with CPython's parser: the module's own calls resolve through its imports (`refactors.scopes`),
 another module's through the imports written in it (`refactors.tree_index.TreeIndex.imported_modules`
 finds those modules and records what was read; one in Python 2 syntax is read through the upgrade's own
-syntax pre-pass, `upgrade_tool.python2`, as its upgraded text will read). A data call counts where its
+syntax pre-pass, `refactors.python2`, as its upgraded text will read). A data call counts where its
 `lod_level` (by keyword, or by position in its signature) is not literally 0, or it passes
 `*args`/`**kwargs`; a call of a name ending in `data` that resolves to nothing known counts where any
 argument past the third could be a LoD level. The answer must not change once the modules are upgraded

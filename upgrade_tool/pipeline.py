@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import refactors
-from refactors import findings as F
+from refactors import findings as F, python2
 from refactors.findings import Finding
-from upgrade_tool import kept_lines, python2
+from upgrade_tool import kept_lines
 
 INDENTATION = "indentation"  # finding code: tab indentation was expanded on the lines we changed
 

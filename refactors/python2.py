@@ -1,6 +1,7 @@
 """Python 2 syntax pre-pass: fissix's 2to3 fixers, only for syntax Python 3 cannot parse.
 
-Used only when a file does not parse as Python 3. The fixers here change syntax, never meaning
+Used only when a file does not parse as Python 3 (the file upgraded, and the modules of its tree that
+`refactors.lod_inputs` reads as their upgrade will read). The fixers here change syntax, never meaning
 that Python 3 code could have (`print x` -> `print(x)`, `except E, e` -> `except E as e`, backticks,
 `<>`, `0777`/`10L`, `raise E, v`, `exec code`, tuple parameters, `[x for x in 1, 2]`). Library-level
 fixers (dict.iteritems, unicode, ...) are deliberately left out: they are not needed to parse the
