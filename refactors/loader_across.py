@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from refactors.tree_index import TreeIndex, above_packages
+from refactors.tree_index import TreeIndex, above_packages, dotted_name
 
 SETTERS = {  # 1.8's setters (reader.py:916-951): parameters in order, the first being the reader
     "set_sample_generator": ("reader", "batch_size", "drop_last", "places"),
@@ -89,15 +89,6 @@ def _read(path: str) -> Optional[Tuple[str, ast.Module, str]]:
     return _parsed(path, stat.st_mtime_ns, stat.st_size)
 
 
-def _dotted(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
-        return head + "." + node.attr if head is not None else None
-    return None
-
-
 def _imports(module: ast.Module) -> Dict[str, str]:
     """Top-level absolute imports: the name bound -> what it denotes, fully qualified."""
     found: Dict[str, str] = {}
@@ -113,7 +104,7 @@ def _imports(module: ast.Module) -> Dict[str, str]:
 
 
 def _qualname(node: ast.AST, imports: Dict[str, str]) -> Optional[str]:
-    chain = _dotted(node)
+    chain = dotted_name(node)
     if chain is None:
         return None
     head, _, rest = chain.partition(".")

@@ -36,11 +36,12 @@ class _Module:
     sha256: str
 
 
-def _dotted(node: ast.expr) -> Optional[str]:
+def dotted_name(node: ast.AST) -> Optional[str]:
+    """`a.b.c` for a name or a chain of attributes of one (CPython's parse), else None."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
+        head = dotted_name(node.value)
         return head + "." + node.attr if head is not None else None
     return None
 
@@ -61,7 +62,7 @@ def _read(path: str, mtime_ns: int, size: int) -> Optional[_Module]:
         if isinstance(stmt, ast.ClassDef):
             names = [stmt.name]
             if not stmt.keywords:  # a metaclass may make it anything
-                classes[stmt.name] = tuple(_dotted(b) for b in stmt.bases)
+                classes[stmt.name] = tuple(dotted_name(b) for b in stmt.bases)
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 name = alias.asname or alias.name.split(".")[0]

@@ -8,8 +8,10 @@ or a directory whose `main.py` imports its other modules (`tools/fixture_program
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 import numpy as np
 import pytest
@@ -24,7 +26,18 @@ RTOL = 1e-5
 ATOL = 1e-7  # for values that are exactly zero in 1.8 (relu outputs, dropped units)
 
 __all__ = ["ATOL", "LEGACY", "PROGRAMS", "ROOT", "RTOL", "assert_matches_1_8", "entry_script", "golden",
-           "parse_output", "program_name", "program_params", "source_files"]
+           "parse_output", "printed", "program_name", "program_params", "source_files"]
+
+
+def printed(directory: Path, text: str, prefixes: Sequence[str]) -> List[str]:
+    """Run the program `text` (written to `directory`) on the installed Paddle, with this repository on
+    its path and nothing else of the environment; its output lines that start with one of `prefixes`."""
+    program = directory / "run.py"
+    program.write_text(text)
+    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [line for line in done.stdout.splitlines() if line.startswith(tuple(prefixes))]
 
 
 def golden(program: Path) -> Dict[str, List[float]]:
