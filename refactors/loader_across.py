@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from refactors.tree_index import TreeIndex, above_packages, dotted_name
+from refactors.tree_index import TreeIndex, above_packages, dotted_name, file_stat
 
 SETTERS = {  # 1.8's setters (reader.py:916-951): parameters in order, the first being the reader
     "set_sample_generator": ("reader", "batch_size", "drop_last", "places"),
@@ -82,11 +82,8 @@ def _parsed(path: str, mtime_ns: int, size: int) -> Optional[Tuple[str, ast.Modu
 
 
 def _read(path: str) -> Optional[Tuple[str, ast.Module, str]]:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return _parsed(path, stat.st_mtime_ns, stat.st_size)
+    stat = file_stat(path)
+    return _parsed(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
 
 
 def _imports(module: ast.Module) -> Dict[str, str]:

@@ -23,6 +23,7 @@ from api_mapping.namespaces import DATA_VARIABLES
 from refactors import cpython
 from refactors.engine import Context
 from refactors.target_signatures import target_params
+from refactors.tree_index import file_stat
 
 STATIC_DATA = "paddle.static.data"  # what they become (a file upgraded before)
 _UNKNOWN_FROM = 3  # a `data` call of no known signature: any argument from the fourth may be a LoD level
@@ -82,7 +83,7 @@ def _find(ctx: Context) -> Optional[str]:
     here = os.path.dirname(os.path.abspath(others.origin))
     paths = others.imported_modules(tree)
     for path in paths if paths is not None else [""]:  # ("": where they are not all known)
-        stat = os.stat(path) if path else None
+        stat = file_stat(path) if path else None
         read = _module_calls(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
         if read is None:
             return "a data variable of a module it imports, which is not read,"

@@ -129,7 +129,7 @@ class TreeIndex:
                 path = path or self._path(importer, dotted, level)
                 if path is None or path == origin or path in paths:
                     continue
-                stat = _stat(path)
+                stat = file_stat(path)
                 found = _imports(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
                 if found is None or len(paths) >= _MODULES:
                     return None
@@ -189,7 +189,7 @@ class TreeIndex:
         path = self._path(importer, dotted, level)
         if path is None:
             return None
-        stat = _stat(path)
+        stat = file_stat(path)
         module = _read(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
         if module is None:
             return None
@@ -242,7 +242,8 @@ def _imports_in(tree: ast.Module) -> Tuple[Tuple[str, Optional[str]], ...]:
     return tuple(found)
 
 
-def _stat(path: str) -> Optional[os.stat_result]:
+def file_stat(path: str) -> Optional[os.stat_result]:
+    """`os.stat(path)`, or None where there is no such file (its mtime and size key the parse caches)."""
     try:
         return os.stat(path)
     except OSError:
