@@ -32,9 +32,8 @@ def plan(ctx: Context) -> None:
     if ctx.other_modules is None or not _SETTER_WORDS.search(ctx.source):
         return
     origin = os.path.abspath(ctx.other_modules.origin)
-    try:
-        tree = ast.parse(ctx.source)
-    except (SyntaxError, ValueError):
+    tree = ctx.python_tree()
+    if tree is None:
         return
     callees: Dict[Tuple[str, Optional[str]], Tuple[loader_across.Across, str]] = {}  # (name, attr) -> plan, function
     called = _called_names(tree)
