@@ -322,7 +322,7 @@ class Context:
         """Whether `node`, of the module, is in the block of a `with` dygraph guard (1.8 runs it dynamically)."""
         blocks = self.memo.get("guard blocks")
         if blocks is None:
-            blocks = {id(stmt.body) for stmt in all_statements(self.module) if self._is_dygraph_guard(stmt)}
+            blocks = {id(stmt.body) for stmt in self.dygraph_guards()}
             blocks |= {id(stmt.body) for before, stmt in consecutive(self.module)
                        if self._is_restoring_guard(before, stmt)}
             self.memo["guard blocks"] = blocks
@@ -332,6 +332,13 @@ class Context:
                 return True
             key = self.resolver.parents.get(key, 0)
         return False
+
+    def dygraph_guards(self) -> List[cst.With]:
+        """The `with` statements of the module whose guard is 1.8's dygraph guard, in source order."""
+        guards = self.memo.get("dygraph guards")
+        if guards is None:
+            guards = self.memo["dygraph guards"] = [s for s in all_statements(self.module) if self._is_dygraph_guard(s)]
+        return guards  # type: ignore[return-value]
 
     def _is_dygraph_guard(self, stmt: cst.CSTNode) -> bool:
         if not isinstance(stmt, cst.With) or len(stmt.items) != 1 or not isinstance(stmt.items[0].item, cst.Call):

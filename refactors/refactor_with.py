@@ -10,17 +10,25 @@ default, so:
 - in a file that also builds static graphs, the block keeps its indentation under a `try` that gives
   back the mode found on entry (`guard_exit` only when it was static), whatever way the block ends.
 
+1.8's guard also gave its block a fresh name generator (`unique_name.guard()`, SEMANTICS 33): a model
+rebuilt in a second guard got the names of the first, so an optimizer's state, keyed by them, could be
+restored. Where the file enters a guard more than once (two guards, or one in a loop) and loads an
+optimizer's state (`load_dygraph`'s second value), the block keeps that generator:
+`with paddle.utils.unique_name.guard():`.
+
 Every other guard (no_grad, program_guard, unique_name.guard, scope_guard, name_scope) stays a
 `with`: its call was renamed like any other call.
 """
 from __future__ import annotations
 
+import ast
 from typing import Dict, List, Optional
 
 import libcst as cst
 
 from refactors import findings as F
 from refactors.engine import Context, Site, short_name
+from refactors.local_values import all_statements
 
 NAME = "refactor_with"
 
@@ -50,14 +58,52 @@ def with_stmt(ctx: Context, sites: Dict[int, Site], original: cst.With, updated:
     enter = updated.items[0].item
     assert isinstance(enter, cst.Call)
     enter = enter.with_changes(func=ctx.name_node(entry.update_to))
+    body = updated.body
+    if _names_restart(ctx):
+        fresh_names = cst.WithItem(cst.Call(ctx.name_node("paddle.utils.unique_name.guard")))
+        body = cst.IndentedBlock([cst.With(items=[fresh_names], body=body)])
     if ctx.static_file() and entry.guard_exit is not None:
-        statements = _restoring(ctx, site, enter, updated.body, entry.guard_exit)
+        statements = _restoring(ctx, site, enter, body, entry.guard_exit)
     else:
-        statements = ([_call_line(enter)] if enter.args else []) + list(updated.body.body)
+        statements = ([_call_line(enter)] if enter.args else []) + list(body.body)
     site.converted = True
     first = statements[0]
     statements[0] = first.with_changes(leading_lines=(*updated.leading_lines, *first.leading_lines))
     return cst.FlattenSentinel(statements)
+
+
+def _names_restart(ctx: Context) -> bool:
+    """Whether the file enters a dygraph guard more than once and loads an optimizer's state: then
+    the names 1.8's fresh generator gave each guard's block matter (that state is keyed by them)."""
+    known = ctx.memo.get("guard names restart")
+    if known is None:
+        guards = ctx.dygraph_guards()
+        tree = ctx.python_tree()
+        known = tree is not None and _loads_optimizer_state(tree) and (len(guards) > 1 or _in_loop(ctx.module, guards))
+        ctx.memo["guard names restart"] = known
+    return bool(known)
+
+
+def _loads_optimizer_state(tree: ast.Module) -> bool:
+    """A `load_dygraph(...)` call whose second value (the optimizer's state) is not dropped: all but
+    `params, _ = load_dygraph(...)`. (A Layer's state is keyed by structured names, not by these.)"""
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and _called(node) == "load_dygraph"]
+    dropped = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
+               and isinstance(node.targets[0], ast.Tuple) and len(node.targets[0].elts) == 2
+               and isinstance(node.targets[0].elts[1], ast.Name) and node.targets[0].elts[1].id == "_"}
+    return any(id(call) not in dropped for call in calls)
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _in_loop(module: cst.Module, statements: List[cst.With]) -> bool:
+    """Whether one of `statements` is inside a `for` or `while` loop."""
+    wanted = {id(stmt) for stmt in statements}
+    return any(id(inner) in wanted for loop in all_statements(module) if isinstance(loop, (cst.For, cst.While))
+               for inner in all_statements(loop))
 
 
 def _static_only_use_left(ctx: Context, original: cst.With) -> Optional[Site]:
