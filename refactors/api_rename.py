@@ -2,7 +2,8 @@
 
 An API without a 2.x equivalent is left as written and reported with the table's reason. A bare
 reference to a function whose arguments change (e.g. `f = fluid.layers.split`) cannot be renamed
-safely, because the later call is not seen: it is left, marked TODO and reported.
+safely where the later calls are not seen: it is left, marked TODO and reported. Where a function
+shows every call made through it, they are converted with it (refactors.called_through).
 
 A guard used bare as a decorator (`@fluid.dygraph.no_grad`) becomes a call of its 2.x guard
 (`@paddle.no_grad()`): 1.8's guard functions decorate either way, 2.x guard classes only when
@@ -13,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from refactors import findings as F
-from refactors import methods
+from refactors import called_through, methods
 from refactors.engine import Context, Site
 from refactors.transformers import loader_callers
 from refactors.warning_evidence import report_warning
@@ -49,10 +50,12 @@ def _mark_static(ctx: Context, site: Site) -> None:
 
 
 def prepare(ctx: Context) -> None:
-    """Before the pass: the uses of changed methods and attributes of the objects 1.8 APIs make, and the
-    setters of loaders that functions of other modules return (refactors.loader_across)."""
+    """Before the pass: the uses of changed methods and attributes of the objects 1.8 APIs make, the
+    setters of loaders that functions of other modules return (refactors.loader_across), and the calls
+    made through a function's names for references to functions whose arguments change."""
     methods.plan(ctx)
     loader_callers.plan(ctx)
+    called_through.plan(ctx)
 
 
 def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
@@ -71,7 +74,8 @@ def reference(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExp
     entry = site.entry
     guard_decorator = site.decorator and entry is not None and entry.with_guard == "rename" and not site.suffix
     if entry is not None and entry.kind == "function" and not site.suffix and not guard_decorator \
-            and (entry.transformer is not None or entry.args_change) and entry.update_to is not None:
+            and (entry.transformer is not None or entry.args_change) and entry.update_to is not None \
+            and not called_through.converts(ctx, site):
         reason = f"reference to {entry.name}, whose arguments change in 2.x; rename it where it is called"
         ctx.todo(reason, node)
         site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", reason, False)

@@ -415,6 +415,16 @@ def same_literal(node: cst.BaseExpression, default_source: Optional[str], ctx: C
         return False
 
 
+def refuse_static_layer_in_dygraph(ctx: Context, site: Site, original: cst.Call) -> None:
+    """1.8 ran its layer functions (fc, conv2d, embedding, ...) dynamically in a dygraph guard's block;
+    their 2.x names under paddle.static.nn only build static graphs (3.x asserts static mode)."""
+    entry = site.entry
+    if entry is not None and entry.static_graph and not site.suffix \
+            and (entry.update_to or "").startswith(STATIC_LAYERS) and ctx.in_dygraph_guard(original):
+        raise NeedsReview(f"in a dygraph block 1.8 ran it dynamically, but {entry.update_to} builds static "
+                          "graphs only; use the paddle.nn layer class")
+
+
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
@@ -578,7 +588,7 @@ class Upgrader(cst.CSTTransformer):
         self.ctx.site = site
         inserted = self._inserted()
         try:
-            self._refuse_static_layer_in_dygraph(site, original)
+            refuse_static_layer_in_dygraph(self.ctx, site, original)
             for hook in self._hooks["call"]:
                 result = hook(self.ctx, site, result)
         except NeedsReview as why:
@@ -592,15 +602,6 @@ class Upgrader(cst.CSTTransformer):
         self.ctx.finish(site, result)
         self._keep_comments(updated, result, moved=self._new_statements(inserted))
         return result
-
-    def _refuse_static_layer_in_dygraph(self, site: Site, original: cst.Call) -> None:
-        """1.8 ran its layer functions (fc, conv2d, embedding, ...) dynamically in a dygraph guard's block;
-        their 2.x names under paddle.static.nn only build static graphs (3.x asserts static mode)."""
-        entry = site.entry
-        if entry is not None and entry.static_graph and not site.suffix \
-                and (entry.update_to or "").startswith(STATIC_LAYERS) and self.ctx.in_dygraph_guard(original):
-            raise NeedsReview(f"in a dygraph block 1.8 ran it dynamically, but {entry.update_to} builds static "
-                              "graphs only; use the paddle.nn layer class")
 
     def _inserted(self) -> Tuple[Dict[int, int], Dict[int, int]]:
         return {k: len(v) for k, v in self.ctx.before.items()}, {k: len(v) for k, v in self.ctx.after.items()}
