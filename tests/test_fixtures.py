@@ -92,12 +92,14 @@ def _newer_than(version: str) -> set:
     """2.x names (and their modules) the table's entries with `since` emit, when that release is later
     than `version`."""
     from api_mapping.schema import version_tuple
-    from refactors.transformers import lr_in_program
+    from refactors.transformers import lr_in_program, shapes
 
     targets = {e.update_to for e in refactors.table().entries.values()
                if e.since and e.update_to and not e.targets_exist_in(version)}
     if version_tuple(version) < version_tuple(lr_in_program.SINCE):  # the static schedules in the program
         targets |= set(lr_in_program.FUNCTIONS.values())
+    if version_tuple(version) < version_tuple(shapes.ATLEAST_1D_SINCE):  # 1.8's shape rule for a reduction
+        targets.add(shapes.ATLEAST_1D)
     return {".".join(t.split(".")[:end]) for t in targets for end in range(2, t.count(".") + 2)}
 
 

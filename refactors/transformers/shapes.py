@@ -10,14 +10,15 @@
 - `embedding_layer`: 1.8 `dygraph.Embedding(size=[V, D])` becomes `nn.Embedding(V, D)`.
 - `full_reduce_shape1`: a full reduction gives shape `[1]` in 1.8 (`layers/nn.py:5672`) and 0-D in
   Paddle >= 2.5, the idiomatic 2.x result; the 1.8 reads that index it (`loss.numpy()[0]`) are made
-  scalar reads (`refactors.zero_d`).
+  scalar reads (`refactors.zero_d`). Where `dim` or `keep_dim` is known at run time only, the result
+  is wrapped in `paddle.atleast_1d`, which is 1.8's shape rule (never 0-D).
 - `all_finite`: 1.8 `isfinite` reduces to one bool; 2.x's is element-wise: `paddle.all(paddle.isfinite(x))`.
 """
 from __future__ import annotations
 
 import libcst as cst
 
-from refactors import call_args, zero_d
+from refactors import call_args, findings as F, zero_d
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.transformers import emit, register
 
@@ -78,10 +79,12 @@ def full_reduce_shape1(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpr
     dim = call_args.get(node, "dim")
     full = dim is None or same_literal(dim.value, "None", ctx) or same_literal(dim.value, "[]", ctx)
     if dim is not None and not full and not emit.is_literal(ctx, dim.value):
-        raise NeedsReview(f"`dim={ctx.code(dim.value).strip()}` is not a literal: when it is None the 1.8 result "
-                          f"has shape [1] and the 2.x one is 0-D")
+        return _shape_kept(ctx, site, node)
     if full and dim is not None:
         node = call_args.remove(node, "dim")
+    keep = call_args.get(node, "keep_dim")
+    if full and keep is not None and not emit.is_literal(ctx, keep.value):
+        return _shape_kept(ctx, site, node)
     keep_dim = emit.value_of(ctx, node, "keep_dim", False) if full else False
     reduced = emit.finish(ctx, site, node)
     if not full or keep_dim is True:
@@ -90,6 +93,44 @@ def full_reduce_shape1(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpr
         raise NeedsReview("keep_dim is not a bool literal")
     zero_d.produced(ctx, site)
     return emit.converted(site, reduced)
+
+
+ATLEAST_1D, ATLEAST_1D_SINCE = "paddle.atleast_1d", "2.6"  # absent from the 2.0.2 wheel, in 2.6's and 3.3.1's
+
+
+def _shape_kept(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    """`dim` or `keep_dim` known at run time only. With `keep_dim=True` both versions keep every axis,
+    whatever `dim` is; otherwise 1.8's result is never 0-D (a reduction of every axis has shape [1])
+    where 2.x's is: `paddle.atleast_1d` gives back 1.8's [1] and leaves every other shape alone (both
+    checked on 1.8.5 and 3.3.1). One value of `dim` has no faithful rewrite: a list of every axis of a
+    tensor of rank >= 2, for which 1.8.5 leaves the result unset (its kernels reduce such a list only for
+    rank 1; reduce_all is set for None and [] only). Written as `range(len(x.shape))`, it is left;
+    a value known at run time only is rewritten for the values 1.8.5 computes."""
+    dim = call_args.get(node, "dim")
+    if dim is not None and _every_axis(dim.value):
+        raise NeedsReview(f"`dim={ctx.code(dim.value).strip()}` lists every axis: 1.8.5 reduces a list of them "
+                          f"all only for a 1-D input (it leaves the result unset for more axes, reduce_all being "
+                          f"set for None or [] only), so no rewrite keeps its numbers; dim=None reduces every axis")
+    keep = call_args.get(node, "keep_dim")
+    reduced = emit.finish(ctx, site, node)
+    if keep is not None and same_literal(keep.value, "True", ctx):
+        return emit.converted(site, reduced)
+    ctx.report(site, F.NEWER_PADDLE, "info", F.newer_paddle(site.name, ATLEAST_1D, ATLEAST_1D_SINCE), True)
+    return emit.converted(site, emit.call(ctx, site, ATLEAST_1D, reduced))
+
+
+def _every_axis(dim: cst.BaseExpression) -> bool:
+    """`range(len(x.shape))`, or `list(...)` of it: every axis of `x`."""
+    if isinstance(dim, cst.Call) and isinstance(dim.func, cst.Name) and dim.func.value == "list" \
+            and len(dim.args) == 1:
+        dim = dim.args[0].value
+    if not (isinstance(dim, cst.Call) and isinstance(dim.func, cst.Name) and dim.func.value == "range"
+            and len(dim.args) == 1 and not dim.args[0].star):
+        return False
+    size = dim.args[0].value
+    return isinstance(size, cst.Call) and isinstance(size.func, cst.Name) and size.func.value == "len" \
+        and len(size.args) == 1 and isinstance(size.args[0].value, cst.Attribute) \
+        and size.args[0].value.attr.value == "shape"
 
 
 @register("all_finite")
