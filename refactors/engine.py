@@ -593,15 +593,42 @@ class Upgrader(cst.CSTTransformer):
                 result = hook(self.ctx, site, result)
         except NeedsReview as why:
             self._take_back(inserted)  # statements inserted for a rewrite that is not made
-            result = updated
-            site.converted = False
-            self.ctx.todo(str(why), result)
-            site.finding = self.ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: {why}", False)
+            result = self._per_literal(site, updated, inserted)
+            if result is None:
+                result = updated
+                site.converted = False
+                self.ctx.todo(str(why), result)
+                site.finding = self.ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: {why}", False)
         finally:
             self.ctx.site = None
         self.ctx.finish(site, result)
         self._keep_comments(updated, result, moved=self._new_statements(inserted))
         return result
+
+    def _per_literal(self, site: Site, updated: cst.Call, inserted) -> Optional[cst.BaseExpression]:
+        """The call converted once per literal of its `A if c else B` argument (refactors.literal_branches),
+        when both conversions need nothing inserted around the statement; else None."""
+        from refactors import literal_branches  # it imports this module
+
+        split = literal_branches.split(self.ctx, site, updated)
+        if split is None:
+            return None
+        test, *calls = split
+        made = []
+        for call in calls:
+            site.converted, site.finding = False, None
+            result: cst.BaseExpression = call
+            try:
+                for hook in self._hooks["call"]:
+                    result = hook(self.ctx, site, result)
+            except NeedsReview:
+                result = None  # type: ignore[assignment]
+            if result is None or self._new_statements(inserted):
+                self._take_back(inserted)
+                site.converted = False
+                return None
+            made.append(result)
+        return literal_branches.joined(test, *made)
 
     def _inserted(self) -> Tuple[Dict[int, int], Dict[int, int]]:
         return {k: len(v) for k, v in self.ctx.before.items()}, {k: len(v) for k, v in self.ctx.after.items()}
