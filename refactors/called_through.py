@@ -373,8 +373,12 @@ class _Flow:
                 self.failed = True
             if isinstance(current, _NESTED):
                 scope = self.ctx.resolver.scopes.get(id(current))
-                if scope is not None and (self.name in scope.bindings or self.name in scope.nonlocals):
-                    continue  # a name of its own
+                if scope is not None and self.name in scope.nonlocals:
+                    self.failed = True  # a nested function rebinds it when it is called
+                if scope is not None and self.name in scope.bindings:
+                    # a name of its own there; what the definition evaluates here is read here
+                    stack.extend((part, nested) for part in _evaluated_outside(current))
+                    continue
                 nested = True
             if _is_name(current, self.name) and not (stores and current is node):
                 if nested:
@@ -382,6 +386,19 @@ class _Flow:
                 elif state is not None:
                     self.reads.append((current, state))
             stack.extend((child, nested) for child in children(current))
+
+
+def _evaluated_outside(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The parts of a definition (or comprehension) evaluated in the scope around it: decorators,
+    defaults, bases, the first iterable."""
+    if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        params = node.params
+        parts: List[cst.CSTNode] = [p.default for p in (*params.posonly_params, *params.params,
+                                                        *params.kwonly_params) if p.default is not None]
+        return parts + [d.decorator for d in getattr(node, "decorators", ())]
+    if isinstance(node, cst.ClassDef):
+        return [*(d.decorator for d in node.decorators), *(a.value for a in (*node.bases, *node.keywords))]
+    return [node.for_in.iter]  # type: ignore[attr-defined]
 
 
 def _join(*states: State) -> State:
