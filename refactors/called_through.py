@@ -24,6 +24,7 @@ Only names of functions are followed: a module-level name may be imported and ca
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -54,7 +55,9 @@ class Group:
 def plan(ctx: Context) -> None:
     """Before the pass: the references called through a function's name, and the calls to convert."""
     candidates = [ref for ref in ctx.resolver.references.values() if _entry(ctx, ref) is not None]
-    if not candidates:
+    spelled = {ref.dotted for ref in candidates}
+    # Most uses are calls: read the module further only where its text shows one that is not.
+    if not any(re.search(re.escape(dotted) + r"\b(?!\s*\()", ctx.source) for dotted in spelled):
         return
     ctx.reads(ctx.module)
     parents = _parents(ctx.module)
@@ -66,7 +69,7 @@ def plan(ctx: Context) -> None:
             group = groups.setdefault((id(function), name), Group())
             group.refs.setdefault(id(assignment), []).append(ref)
     planned: Dict[int, Group] = {}
-    for (key, name), group in groups.items():
+    for (_, name), group in groups.items():
         function = next(ref.scope.node for refs in group.refs.values() for ref in refs)
         whole = all({id(leaf) for leaf in _leaves(ctx, _assigned(line))} == {id(ref.node) for ref in refs}
                     for line, refs in ((_line(parents, refs[0]), refs) for refs in group.refs.values()))
@@ -232,8 +235,8 @@ def _walk(node: cst.CSTNode, skip: Optional[cst.CSTNode] = None, nested: bool = 
 class _Flow:
     """The statements of one function, read for one name: the bindings each read of it may see."""
 
-    def __init__(self, ctx: Context, function: cst.FunctionDef, name: str, planned: Set[int], parents) -> None:
-        self.ctx, self.function, self.name, self.planned, self.parents = ctx, function, name, planned, parents
+    def __init__(self, ctx: Context, function: cst.FunctionDef, name: str, planned: Set[int]) -> None:
+        self.ctx, self.function, self.name, self.planned = ctx, function, name, planned
         self.reads: List[Tuple[cst.Name, FrozenSet[object]]] = []
         self.nested: List[cst.Name] = []  # reads in nested scopes, which any binding may reach
         self.everywhere: FrozenSet[object] = frozenset()  # every binding of the name in the function
@@ -410,7 +413,7 @@ def _follow(ctx: Context, function: cst.FunctionDef, name: str, group: Group, pa
     scope: Optional[Scope] = ctx.resolver.scopes.get(id(function))
     if scope is None or name in scope.globals or name in scope.nonlocals:
         return False
-    flow = _Flow(ctx, function, name, set(group.refs), parents)
+    flow = _Flow(ctx, function, name, set(group.refs))
     flow.run()
     if flow.failed:
         return False
@@ -521,7 +524,7 @@ def _converted_call(ctx: Context, group: Group, call: cst.Call, updated: cst.CST
         return updated
     reaching, scope = next((r, s) for c, r, s in group.calls if c is call)
     site = _sites(ctx, group, call, reaching, scope)[0]
-    ctx.site = site
+    before, ctx.site = ctx.site, site
     try:
         return _convert(ctx, site, updated)
     except NeedsReview as why:  # the trial converted the call as written; its converted arguments did not
@@ -530,4 +533,4 @@ def _converted_call(ctx: Context, group: Group, call: cst.Call, updated: cst.CST
         ctx.report(None, F.NEEDS_REVIEW, "warning", reason, False, line=site.line, col=site.col, api=site.name)
         return updated
     finally:
-        ctx.site = None
+        ctx.site = before

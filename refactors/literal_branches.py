@@ -39,7 +39,8 @@ def split(ctx: Context, site: Site, call: cst.Call) -> Optional[Tuple[cst.Name, 
         args = list(call.args)
         args[index] = args[index].with_changes(value=value.with_changes(lpar=[], rpar=[]))
         return call.with_changes(args=args)
-    return choice.test, given(choice.body), given(choice.orelse)  # type: ignore[return-value]
+    # The other arguments are written in both calls: the second gets nodes of its own.
+    return choice.test, given(choice.body), given(choice.orelse).deep_clone()  # type: ignore[return-value]
 
 
 def joined(test: cst.Name, when: cst.BaseExpression, otherwise: cst.BaseExpression) -> cst.BaseExpression:
