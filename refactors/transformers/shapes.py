@@ -103,14 +103,14 @@ def _shape_kept(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     whatever `dim` is; otherwise 1.8's result is never 0-D (a reduction of every axis has shape [1])
     where 2.x's is: `paddle.atleast_1d` gives back 1.8's [1] and leaves every other shape alone (both
     checked on 1.8.5 and 3.3.1). One value of `dim` has no faithful rewrite: a list of every axis of a
-    tensor of rank >= 2, for which 1.8.5 leaves the result unset (its kernels reduce such a list only for
-    rank 1; reduce_all is set for None and [] only). Written as `range(len(x.shape))`, it is left;
-    a value known at run time only is rewritten for the values 1.8.5 computes."""
+    tensor of rank >= 2, which 1.8.5 reduces wrongly (api_mapping/SEMANTICS.md 47; reduce_all is set for
+    None and [] only). Written as `range(len(x.shape))`, it is left; a value known at run time only is
+    rewritten for the values 1.8.5 computes right."""
     dim = call_args.get(node, "dim")
     if dim is not None and _every_axis(dim.value):
-        raise NeedsReview(f"`dim={ctx.code(dim.value).strip()}` lists every axis: 1.8.5 reduces a list of them "
-                          f"all only for a 1-D input (it leaves the result unset for more axes, reduce_all being "
-                          f"set for None or [] only), so no rewrite keeps its numbers; dim=None reduces every axis")
+        raise NeedsReview(f"`dim={ctx.code(dim.value).strip()}` lists every axis, which 1.8.5 reduces wrongly "
+                          f"for a tensor of rank >= 2 (api_mapping/SEMANTICS.md 47): no rewrite keeps its "
+                          f"numbers; dim=None reduces every axis")
     keep = call_args.get(node, "keep_dim")
     reduced = emit.finish(ctx, site, node)
     if keep is not None and same_literal(keep.value, "True", ctx):
