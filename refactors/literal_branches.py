@@ -8,7 +8,7 @@ literals, the call is converted with `A` and with `B`, and the two are put under
 Only one of them runs, so every other argument is evaluated once, as before; the condition is read
 first instead of after the arguments before it, which is the same only when evaluating them cannot
 change it: `c` must be a name of the function's own (not global, not rebound by a nested function's
-`nonlocal`), and the call must hold no `:=`.
+`nonlocal`), and the call must hold no `:=` (nor a comment, which would be written twice).
 """
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ def split(ctx: Context, site: Site, call: cst.Call) -> Optional[Tuple[cst.Name, 
     if site.entry is None or site.entry.transformer in PRODUCERS:
         return None  # a result whose later reads change with the branch taken (refactors.zero_d)
     found = [i for i, arg in enumerate(call.args) if _literal_choice(ctx, arg.value)]
-    if len(found) != 1 or any(isinstance(n, cst.NamedExpr) for n in descendants(call)):
-        return None
+    if len(found) != 1 or any(isinstance(n, (cst.NamedExpr, cst.Comment)) for n in descendants(call)):
+        return None  # (a comment in it would be written twice)
     index = found[0]
     choice: cst.IfExp = call.args[index].value  # type: ignore[assignment]
     if not _own_name(ctx, site, choice.test):  # type: ignore[arg-type]
