@@ -7,8 +7,9 @@ transformer that needs to see it by name. Everything after the first mismatch be
 reported rather than guessed, unless the 2.x target has the very same signature
 (`LayerHelper(layer_type, **kwargs)`, `Sequential(*layers)`), where every value binds as it did. When
 the 1.8 signature itself has `*args` and the call fills it, all positional arguments stay positional (a
-keyword cannot precede them). A keyword the 1.8 signature does not have is a bug in the input (1.8
-raised TypeError): the call is left and reported, not carried over.
+keyword cannot precede them). A keyword the 1.8 signature does not have, or a parameter given both by
+position and by keyword, is a bug in the input (1.8 raised TypeError): the call is left and reported,
+not carried over.
 """
 from __future__ import annotations
 
@@ -87,6 +88,10 @@ def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpressi
         if varargs:
             return node  # the extra values fill `*args`, so every positional must stay positional
         raise NeedsReview(f"{len(positional)} positional arguments, but the 1.8 signature has {len(params)}")
+    twice = {params[i] for i in range(len(positional))} & {a.keyword.value for a in args if a.keyword is not None}
+    if twice:
+        raise NeedsReview(f"`{sorted(twice)[0]}` is given by position and by keyword, so this call fails in 1.8 "
+                          f"too (TypeError); fix it by hand")
     keep = _kept_positional(entry, params[:len(positional)])
     for index in positional[keep:]:
         args[index] = call_args.as_keyword(args[index], params[index])
