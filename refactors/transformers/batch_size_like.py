@@ -7,7 +7,9 @@ list whose elements may be tensors, so the batch dimension is written as
 `paddle.shape(input)[input_dim_idx]` in place of `shape[output_dim_idx]`, which gives the runtime size
 in dynamic and in static mode alike. The output does not take gradients in either (`:812`).
 
-Both indices must be literal non-negative ints (the op rejects negative ones). A shape known only at run
+Both indices must be literal non-negative ints (the op rejects negative ones), or `input_dim_idx` a name
+whose value is read where the literal would be (which a negative value would index from the end, where
+1.8 raised). A shape known only at run
 time (`shape=self.pred.shape`) is spliced: `[paddle.shape(input)[0], *shape[1:]]`. A shape written in the
 call as a list or tuple has the replaced element known from the text; the replaced
 element is dropped, so it must not be a call, and `input` moves into the shape, so it must be a name when
@@ -24,6 +26,15 @@ from refactors.transformers import emit, register
 
 # Consumed here: the shape's batch dimension comes from them.
 _CONSUMED = ("input", "input_dim_idx", "output_dim_idx")
+
+
+def _input_index(ctx: Context, node: cst.Call) -> cst.BaseExpression:
+    """`input_dim_idx` as the index of `paddle.shape(input)`: its literal, or a name holding it at run
+    time (written once, where the literal would be; 1.8's op rejected a negative one)."""
+    given = call_args.get(node, "input_dim_idx")
+    if given is not None and isinstance(given.value, cst.Name) and not emit.is_literal(ctx, given.value):
+        return given.value
+    return cst.Integer(str(_index(ctx, node, "input_dim_idx")))
 
 
 def _index(ctx: Context, node: cst.Call, arg: str) -> int:
@@ -50,7 +61,7 @@ def _batch_shape(ctx: Context, site: Site, node: cst.Call) -> cst.Call:
     arguments that said so removed."""
     source = emit.required(node, "input")
     shape = emit.required(node, "shape")
-    input_dim, output_dim = _index(ctx, node, "input_dim_idx"), _index(ctx, node, "output_dim_idx")
+    input_dim, output_dim = _input_index(ctx, node), _index(ctx, node, "output_dim_idx")
     if not isinstance(shape, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement)
                                                             for e in shape.elements):
         node = call_args.set_value(node, "shape", _spliced(ctx, site, source, shape, input_dim, output_dim))
@@ -61,8 +72,8 @@ def _batch_shape(ctx: Context, site: Site, node: cst.Call) -> cst.Call:
     return node
 
 
-def _written(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.BaseExpression, input_dim: int,
-             output_dim: int) -> cst.BaseExpression:
+def _written(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.BaseExpression,
+             input_dim: cst.BaseExpression, output_dim: int) -> cst.BaseExpression:
     """A shape written in the call as a list or tuple, with the batch dimension in place of its entry."""
     if output_dim >= len(shape.elements):
         raise NeedsReview(f"output_dim_idx={output_dim} is outside `shape` (1.8's op rejects it)")
@@ -74,15 +85,15 @@ def _written(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.Ba
     if not emit.pure(source) and not all(emit.is_literal(ctx, e) or emit.pure(e) for e in before):
         raise NeedsReview("`input` would be evaluated after the shape entries before it; bind it to a name first")
     batch = cst.Subscript(value=emit.call(ctx, site, "paddle.shape", source),
-                          slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer(str(input_dim))))])
+                          slice=[cst.SubscriptElement(slice=cst.Index(value=input_dim))])
     elements = [e.with_changes(value=batch) if i == output_dim else e for i, e in enumerate(shape.elements)]
     if elements and isinstance(shape, cst.Tuple) and len(elements) == 1:
         elements = [elements[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
     return cst.List(elements=elements, lbracket=cst.LeftSquareBracket(), rbracket=cst.RightSquareBracket())
 
 
-def _spliced(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.BaseExpression, input_dim: int,
-             output_dim: int) -> cst.BaseExpression:
+def _spliced(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.BaseExpression,
+             input_dim: cst.BaseExpression, output_dim: int) -> cst.BaseExpression:
     """`[*shape[:o], paddle.shape(input)[i], *shape[o + 1:]]` for a shape known only at run time (a name,
     an attribute such as `self.pred.shape`): read twice over, so it must be `pure`, and `input` too when
     the shape's head is read before it."""
@@ -93,7 +104,7 @@ def _spliced(ctx: Context, site: Site, source: cst.BaseExpression, shape: cst.Ba
                           f"or attribute: the batch dimension cannot be put in its place; write the 2.x call "
                           f"with paddle.shape(input)[input_dim_idx] at output_dim_idx by hand")
     batch = ctx.template("{shape_of}[{i}]", shape_of=emit.call(ctx, site, "paddle.shape", source),
-                         i=cst.Integer(str(input_dim)))
+                         i=input_dim)
     if output_dim == 0:
         return ctx.template("[{batch}, *{shape}[1:]]", batch=batch, shape=shape)
     return ctx.template(f"[*{{shape}}[:{output_dim}], {{batch}}, *{{shape}}[{output_dim + 1}:]]",
