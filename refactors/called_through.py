@@ -15,7 +15,7 @@ The rule, all of which must hold, else the reference is left and reported as bef
   `a if c else b`, or the argument of a forwarder, a function of the module that only calls it with
   its inner function's own `*args, **kwargs` and returns that inner function;
 - the name is local to that function (no `global`/`nonlocal`, no walrus), and following its statements
-  (branches, loops, `try`, `with`), every read of the name that such an assignment may reach is the
+  (refactors.reaching), every read of the name that such an assignment may reach is the
   callee of a call and is reached by no other binding (a parameter, another value); a read in a
   nested function or comprehension may be reached by every binding of the function;
 - each such call converts, as a call of every API that may reach it, to the same text, with no
@@ -26,21 +26,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
 from api_mapping import ApiEntry
-from refactors import args_to_kwargs, findings as F, refactor_kwargs
+from refactors import args_to_kwargs, findings as F, reaching, refactor_kwargs
 from refactors.engine import Context, NeedsReview, Site, refuse_static_layer_in_dygraph
+from refactors.reaching import is_name, walk
 from refactors.scopes import Reference, Scope, children
 from refactors.zero_d import PRODUCERS
 
 _PLAN = "called through"  # ctx.memo key: id(reference node) -> its Group
-_OTHER = "other"  # a binding of the name that is not one of the planned assignments
-_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-
-State = Optional[FrozenSet[object]]  # what bindings may reach a point; None: the point is not reached
 
 
 @dataclass(eq=False)
@@ -191,8 +188,8 @@ def _forwards(ctx: Context, call: cst.Call, arg: cst.Arg) -> bool:
     if not (isinstance(returned, cst.Return) and isinstance(returned.value, cst.Name)
             and returned.value.value == inner.name.value):
         return False
-    outer = [n.value for n in _walk(function.body, skip=inner) if isinstance(n, cst.Name)]
-    own = list(_walk(function.body, skip=inner, nested=False))
+    outer = [n.value for n in walk(function.body, skip=inner) if isinstance(n, cst.Name)]
+    own = list(walk(function.body, skip=inner, nested=False))
     return outer.count(param) == 0 and outer.count(inner.name.value) == 1 \
         and not any(isinstance(n, (cst.Yield, cst.Await)) for n in own) \
         and sum(isinstance(n, cst.Return) for n in own) == 1
@@ -205,224 +202,30 @@ def _calls_with_own_stars(inner: cst.FunctionDef, param: str) -> bool:
             or not isinstance(p.star_arg, cst.Param) or p.star_kwarg is None:
         return False
     star, double = p.star_arg.name.value, p.star_kwarg.name.value
-    names = [n for n in _walk(inner.body) if isinstance(n, cst.Name)]
+    names = [n for n in walk(inner.body) if isinstance(n, cst.Name)]
     if [n.value for n in names].count(param) != 1 or [n.value for n in names].count(star) != 1 \
             or [n.value for n in names].count(double) != 1:
         return False
-    calls = [n for n in _walk(inner.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+    calls = [n for n in walk(inner.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
              and n.func.value == param]
     return len(calls) == 1 and len(calls[0].args) == 2 \
-        and calls[0].args[0].star == "*" and _is_name(calls[0].args[0].value, star) \
-        and calls[0].args[1].star == "**" and _is_name(calls[0].args[1].value, double)
-
-
-def _is_name(node: cst.CSTNode, name: str) -> bool:
-    return isinstance(node, cst.Name) and node.value == name
-
-
-def _walk(node: cst.CSTNode, skip: Optional[cst.CSTNode] = None, nested: bool = True):
-    """`node` and the nodes under it, but `skip` (and, without `nested`, the definitions in it)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current is skip or (not nested and current is not node and isinstance(current, _NESTED)):
-            continue
-        yield current
-        stack.extend(children(current))
-
-
-# -- which bindings reach each read of the name ----------------------------------------------------
-class _Flow:
-    """The statements of one function, read for one name: the bindings each read of it may see."""
-
-    def __init__(self, ctx: Context, function: cst.FunctionDef, name: str, planned: Set[int]) -> None:
-        self.ctx, self.function, self.name, self.planned = ctx, function, name, planned
-        self.reads: List[Tuple[cst.Name, FrozenSet[object]]] = []
-        self.nested: List[cst.Name] = []  # reads in nested scopes, which any binding may reach
-        self.everywhere: FrozenSet[object] = frozenset()  # every binding of the name in the function
-        self.failed = False
-        self.loops: List[Tuple[List[State], List[State]]] = []  # per open loop: states at `break`, at `continue`
-
-    def run(self) -> None:
-        params = self.function.params
-        start = frozenset([_OTHER]) if self.name in {p.name.value for p in (
-            *params.posonly_params, *params.params, *params.kwonly_params,
-            *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)))} else frozenset()
-        self.everywhere = start
-        self._block(self.function.body.body, start)
-
-    # statements
-    def _block(self, body, state: State, trace: Optional[List[State]] = None) -> State:
-        for stmt in body:
-            state = self._statement(stmt, state)
-            if trace is not None:
-                trace.append(state)
-        return state
-
-    def _statement(self, stmt: cst.CSTNode, state: State) -> State:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                state = self._small(small, stmt, state)
-            return state
-        if isinstance(stmt, cst.If):
-            self._reads(stmt.test, state)
-            then = self._block(stmt.body.body, state)
-            other = state if stmt.orelse is None else self._statement(stmt.orelse, state) \
-                if isinstance(stmt.orelse, cst.If) else self._block(stmt.orelse.body.body, state)
-            return _join(then, other)
-        if isinstance(stmt, (cst.For, cst.While)):
-            return self._loop(stmt, state)
-        if isinstance(stmt, cst.With):
-            for item in stmt.items:
-                self._reads(item.item, state)
-                if item.asname is not None and self._binds(item.asname.name):
-                    state = self._bound(None, state)
-            trace: List[State] = []
-            out = self._block(stmt.body.body, state, trace)
-            return _join(state, out, *trace)  # a context manager may swallow an exception midway
-        if isinstance(stmt, cst.Try):
-            trace = []
-            body = self._block(stmt.body.body, state, trace)
-            caught = _join(state, *trace)
-            outs = [self._block(stmt.orelse.body.body, body) if stmt.orelse is not None else body]
-            for handler in stmt.handlers:
-                self._reads(handler.type, caught)
-                start = self._bound(None, caught) if handler.name is not None and self._binds(handler.name.name) \
-                    else caught
-                outs.append(self._block(handler.body.body, start))
-            after = _join(*outs)
-            if stmt.finalbody is not None:
-                return self._block(stmt.finalbody.body.body, _join(after, caught))
-            return after
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            self._reads(stmt, state)
-            return self._bound(None, state) if stmt.name.value == self.name else state
-        if any(_is_name(n, self.name) for n in _walk(stmt)):
-            self.failed = True  # a statement this reading does not follow (`match`, ...)
-        return state
-
-    def _loop(self, stmt, state: State) -> State:
-        self._reads(stmt.iter if isinstance(stmt, cst.For) else stmt.test, state)
-        breaks: List[State] = []
-        continues: List[State] = []
-        self.loops.append((breaks, continues))
-        head, out = state, None
-        for _ in range(4):  # the states are small sets: a few passes reach the fixed point
-            start = head
-            if isinstance(stmt, cst.For) and self._binds(stmt.target):
-                start = self._bound(None, head)
-            out = self._block(stmt.body.body, start)
-            again = _join(head, out, *continues)
-            if again == head:
-                break
-            head = again
-        self.loops.pop()
-        finished = _join(head, out, *continues)
-        if stmt.orelse is not None:
-            finished = self._block(stmt.orelse.body.body, finished)
-        return _join(finished, *breaks)
-
-    def _small(self, small: cst.CSTNode, line: cst.SimpleStatementLine, state: State) -> State:
-        if isinstance(small, (cst.Global, cst.Nonlocal)):
-            if any(n.name.value == self.name for n in small.names):
-                self.failed = True
-            return state
-        if isinstance(small, cst.Assign):
-            self._reads(small.value, state)
-            for target in small.targets:
-                self._reads(target.target, state, stores=True)
-                if self._binds(target.target):
-                    whole = isinstance(target.target, cst.Name) and len(small.targets) == 1
-                    state = self._bound(line if whole else None, state)
-            return state
-        if isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-            self._reads(small.value, state)
-            self._reads(small.target, state, stores=not isinstance(small, cst.AugAssign))
-            return self._bound(None, state) if self._binds(small.target) and (
-                isinstance(small, cst.AugAssign) or small.value is not None) else state
-        if isinstance(small, cst.Del):
-            self._reads(small.target, state, stores=True)
-            return frozenset() if self._binds(small.target) and state is not None else state
-        if isinstance(small, (cst.Import, cst.ImportFrom)):
-            names = small.names if not isinstance(small.names, cst.ImportStar) else ()
-            bound = {(a.asname.name.value if a.asname else cst.helpers.get_full_name_for_node(a.name) or "")
-                     .split(".")[0] for a in names if not a.asname or isinstance(a.asname.name, cst.Name)}
-            return self._bound(None, state) if self.name in bound else state
-        self._reads(small, state)
-        if isinstance(small, (cst.Return, cst.Raise)):
-            return None
-        if isinstance(small, (cst.Break, cst.Continue)) and self.loops:
-            self.loops[-1][0 if isinstance(small, cst.Break) else 1].append(state)
-            return None
-        return state
-
-    def _binds(self, target: cst.CSTNode) -> bool:
-        return any(_is_name(n, self.name) for n in _walk(target))
-
-    def _bound(self, line: Optional[cst.CSTNode], state: State) -> State:
-        token: object = id(line) if line is not None and id(line) in self.planned else _OTHER
-        self.everywhere |= {token}
-        return None if state is None else frozenset([token])
-
-    def _reads(self, node: Optional[cst.CSTNode], state: State, stores: bool = False) -> None:
-        """Note the reads of the name in `node`; one in a nested scope that does not bind the name may
-        see any binding of the function (`nested`)."""
-        if node is None:
-            return
-        stack = [(node, False)]
-        while stack:
-            current, nested = stack.pop()
-            if isinstance(current, cst.NamedExpr) and self._binds(current.target):
-                self.failed = True
-            if isinstance(current, _NESTED):
-                scope = self.ctx.resolver.scopes.get(id(current))
-                if scope is not None and self.name in scope.nonlocals:
-                    self.failed = True  # a nested function rebinds it when it is called
-                if scope is not None and self.name in scope.bindings:
-                    # a name of its own there; what the definition evaluates here is read here
-                    stack.extend((part, nested) for part in _evaluated_outside(current))
-                    continue
-                nested = True
-            if _is_name(current, self.name) and not (stores and current is node):
-                if nested:
-                    self.nested.append(current)
-                elif state is not None:
-                    self.reads.append((current, state))
-            stack.extend((child, nested) for child in children(current))
-
-
-def _evaluated_outside(node: cst.CSTNode) -> List[cst.CSTNode]:
-    """The parts of a definition (or comprehension) evaluated in the scope around it: decorators,
-    defaults, bases, the first iterable."""
-    if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-        params = node.params
-        parts: List[cst.CSTNode] = [p.default for p in (*params.posonly_params, *params.params,
-                                                        *params.kwonly_params) if p.default is not None]
-        return parts + [d.decorator for d in getattr(node, "decorators", ())]
-    if isinstance(node, cst.ClassDef):
-        return [*(d.decorator for d in node.decorators), *(a.value for a in (*node.bases, *node.keywords))]
-    return [node.for_in.iter]  # type: ignore[attr-defined]
-
-
-def _join(*states: State) -> State:
-    reached = [s for s in states if s is not None]
-    return frozenset().union(*reached) if reached else None
+        and calls[0].args[0].star == "*" and is_name(calls[0].args[0].value, star) \
+        and calls[0].args[1].star == "**" and is_name(calls[0].args[1].value, double)
 
 
 def _follow(ctx: Context, function: cst.FunctionDef, name: str, group: Group, parents) -> bool:
     scope: Optional[Scope] = ctx.resolver.scopes.get(id(function))
     if scope is None or name in scope.globals or name in scope.nonlocals:
         return False
-    flow = _Flow(ctx, function, name, set(group.refs))
-    flow.run()
-    if flow.failed:
+    found = reaching.reads(ctx, function, name, set(group.refs))
+    if found is None:
         return False
-    for node, reaching in [*flow.reads, *((n, flow.everywhere) for n in flow.nested)]:
-        planned = {token for token in reaching if token in group.refs}
+    for node, bindings in found:
+        planned = {token for token in bindings if token in group.refs}
         if not planned:
             continue
         call = parents.get(id(node))
-        if len(planned) != len(reaching) or not (isinstance(call, cst.Call) and call.func is node):
+        if len(planned) != len(bindings) or not (isinstance(call, cst.Call) and call.func is node):
             return False
         group.calls.append((call, frozenset(planned), _scope_of(ctx, call, parents)))  # type: ignore[arg-type]
     return bool(group.calls)
@@ -441,15 +244,15 @@ def _decide(ctx: Context, group: Group) -> bool:
     if group.decided is None:
         refs = [ref for refs in group.refs.values() for ref in refs]
         group.decided = "api_rename" in ctx.enabled and all(ctx.resolver.is_paddle_root(r.scope) for r in refs) \
-            and all(_trial(ctx, group, call, reaching, scope) for call, reaching, scope in group.calls)
+            and all(_trial(ctx, group, call, bindings, scope) for call, bindings, scope in group.calls)
     return group.decided
 
 
-def _sites(ctx: Context, group: Group, call: cst.Call, reaching: FrozenSet[int], scope: Scope) -> List[Site]:
+def _sites(ctx: Context, group: Group, call: cst.Call, bindings: FrozenSet[int], scope: Scope) -> List[Site]:
     """A use site for the call as a call of each API that may reach it."""
     line, col = ctx.position_of(call)
     sites = []
-    for token in sorted(reaching):
+    for token in sorted(bindings):
         for ref in group.refs[token]:
             entry = _entry(ctx, ref)
             if entry is not None and all(s.entry is not entry for s in sites):
@@ -473,11 +276,11 @@ def _convert(ctx: Context, site: Site, node: cst.Call) -> cst.Call:
     raise NeedsReview(f"a call through `{ctx.code(node.func)}` becomes another expression in 2.x")
 
 
-def _trial(ctx: Context, group: Group, call: cst.Call, reaching: FrozenSet[int], scope: Scope) -> bool:
+def _trial(ctx: Context, group: Group, call: cst.Call, bindings: FrozenSet[int], scope: Scope) -> bool:
     kept = _Kept(ctx)
     texts = set()
     try:
-        for site in _sites(ctx, group, call, reaching, scope):
+        for site in _sites(ctx, group, call, bindings, scope):
             ctx.site = site
             texts.add(ctx.module.code_for_node(_convert(ctx, site, call)))
     except NeedsReview:
@@ -522,8 +325,8 @@ def _converted_call(ctx: Context, group: Group, call: cst.Call, updated: cst.CST
     """When the pass leaves a call through the name: its arguments converted, if the group's are."""
     if not _decide(ctx, group) or not isinstance(updated, cst.Call):
         return updated
-    reaching, scope = next((r, s) for c, r, s in group.calls if c is call)
-    site = _sites(ctx, group, call, reaching, scope)[0]
+    bindings, scope = next((b, s) for c, b, s in group.calls if c is call)
+    site = _sites(ctx, group, call, bindings, scope)[0]
     before, ctx.site = ctx.site, site
     try:
         return _convert(ctx, site, updated)
