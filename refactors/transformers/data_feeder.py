@@ -224,14 +224,8 @@ def data_feeder(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     if call_args.has_star(node):
         raise NeedsReview("called with *args/**kwargs")
     feed_list = emit.required(node, "feed_list")
-    program = None
-    try:
-        dtypes: Optional[List[str]] = _dtypes(ctx, site, feed_list)
-    except _Unseen as unseen:  # the variables' own dtypes, read at run time
-        made = lod_inputs.lod_input(ctx)
-        if made is not None:
-            raise NeedsReview(f"{unseen}, and {made} may have a LoD level (1.8 fed it a LoD tensor)") from None
-        dtypes, program = None, call_args.get(node, "program")
+    dtypes = feed_dtypes(ctx, site, feed_list)
+    program = call_args.get(node, "program") if dtypes is None else None
     target = statement.body[0].targets[0].target  # type: ignore[union-attr]
     other = _other_use(ctx, site, feeder, target)
     if other is not None:
@@ -245,9 +239,31 @@ def data_feeder(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
 
 def numpy_feeder(ctx: Context, site: Site, feed_list: cst.BaseExpression) -> cst.Call:
     """`NumpyFeeder(feed_list, dtypes=[...])`, which stacks samples as 1.8's DataFeeder did for these
-    variables (also what 1.8's static loaders fed their samples through). NeedsReview unless `feed_list` is
-    a list of data variables whose dtypes the file shows."""
-    return _feeder_call(ctx, site, feed_list, _dtypes(ctx, site, feed_list))
+    variables (also what 1.8's static loaders fed their samples through), or `NumpyFeeder(feed_list)`
+    reading their dtypes at run time (`feed_dtypes`)."""
+    return _feeder_call(ctx, site, feed_list, feed_dtypes(ctx, site, feed_list))
+
+
+def feed_dtypes(ctx: Context, site: Site, feed_list: cst.BaseExpression) -> Optional[List[str]]:
+    """The feed variables' dtypes where `feed_list` is a list of data variables whose dtypes the file
+    shows; None where NumpyFeeder reads them at run time, which is only where no data variable of the
+    module or of a tree module it imports may have a LoD level (NeedsReview otherwise)."""
+    try:
+        return _dtypes(ctx, site, feed_list)
+    except _Unseen as unseen:
+        try:
+            read_at_run_time(ctx)
+        except NeedsReview as lod:
+            raise NeedsReview(f"{unseen}, and {lod}") from None
+        return None
+
+
+def read_at_run_time(ctx: Context) -> None:
+    """NeedsReview unless NumpyFeeder may read feed variables' dtypes at run time: where no data variable
+    of the module, or of a tree module it imports, may have a LoD level (NumpyFeeder refuses one)."""
+    made = lod_inputs.lod_input(ctx)
+    if made is not None:
+        raise NeedsReview(f"{made} may have a LoD level (1.8 fed it a LoD tensor)")
 
 
 def _dtypes(ctx: Context, site: Site, feed_list: cst.BaseExpression) -> List[str]:

@@ -31,8 +31,12 @@ otherwise the call is left (runtime_shim serves it) with the reason:
   static-graph file (`GeneratorLoader`: `feed_list` given, `return_list=False`, which both give as one
   feed dict per place, and `drop_last=True`, which 2.x always does). In static mode 1.8 converted samples
   to the dtype and shape of their feed variables (`DataFeeder`), which 2.x does not: a sample (list)
-  generator is converted where `feed_list` is a list of data variables whose dtypes the file shows, read
-  through data_feeder's `NumpyFeeder(...).batch_reader` (fixtures/legacy/generator_samples_static.py).
+  generator is read through data_feeder's `NumpyFeeder(...).batch_reader`, with the dtypes where
+  `feed_list` is a list of data variables the file shows (fixtures/legacy/generator_samples_static.py),
+  else reading each variable's dtype at run time where no data variable of the module or of a tree module
+  it imports may have a LoD level (data_feeder's rule) and `feed_list` calls nothing (the loader and its
+  feeder both read it); a loader built apart from its source, `NumpyFeeder(loader.keywords['feed_list'])`,
+  the feed list its constructor was given (fixtures/legacy/loader_feed_elsewhere/).
 `capacity` and `use_multiprocess` only tune the queue and the worker; `use_double_buffer` is 2.x's
 `use_buffer_reader`.
 
@@ -285,12 +289,21 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     feeder = None
     if not dygraph and kind != "set_batch_generator":
         try:
-            feeder = data_feeder.numpy_feeder(ctx, site, kept["feed_list"].deep_clone())
+            feeder = data_feeder.numpy_feeder(ctx, site, _read_twice(kept["feed_list"]).deep_clone())
         except NeedsReview as reason:
             raise NeedsReview(f"{method} in a static graph: 1.8 converted each sample to the dtype and shape of its "
                               f"feed variable (DataFeeder), which 2.x does not do, and {reason}") from None
     return _rewrite(ctx, site, statement, loader, (method, setters), kept, setter_statement,  # type: ignore
                     feeder, node, loops)
+
+
+def _read_twice(feed_list: cst.BaseExpression) -> cst.BaseExpression:
+    """`feed_list`, which the loader and its feeder both read where the source is set; NeedsReview where it
+    calls something (a second call need not give the same variables)."""
+    if any(isinstance(n, (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)) for n in descendants(feed_list)):
+        raise NeedsReview("feed_list calls something, which the loader and its feeder (the variables' dtypes, "
+                          "read at run time) would call twice")
+    return feed_list
 
 
 def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loader: str,
@@ -367,7 +380,7 @@ def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Sette
     new = _constructor(ctx, site, node, dygraph, "its data source is set")
     key = ("loader set apart, setters", id(site.scope.node), loader)
     if key not in ctx.memo:
-        make_at_setters(ctx, site, loader, planned.setters, setters)
+        make_at_setters(ctx, site, loader, planned.setters, setters, static=not dygraph)
         ctx.memo[key] = True
     return new
 
@@ -425,8 +438,12 @@ def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, 
         method = setter.func.attr.value  # type: ignore[attr-defined]
         kind = setters[method][0]
         if not dygraph and kind != "set_batch_generator":
-            raise NeedsReview(f"{method} in a static graph, apart from the build: 1.8 converted each sample to the "
-                              f"dtype and shape of its feed variable, which are not in sight where the source is set")
+            try:
+                data_feeder.read_at_run_time(ctx)
+            except NeedsReview as reason:
+                raise NeedsReview(f"{method} in a static graph, apart from the build: 1.8 converted each sample to "
+                                  f"the dtype and shape of its feed variable, which are not in sight where the "
+                                  f"source is set, and {reason}") from None
         if kind == "set_sample_generator" and "batch_size" not in source:
             raise NeedsReview(f"{method} without batch_size")
         if not dygraph and "places" not in source:
@@ -434,9 +451,13 @@ def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, 
 
 
 def make_at_setters(ctx: Context, site: Site, loader: str, found: Sequence[Tuple[cst.CSTNode, cst.Call]],
-                    setters: Setters, then: Optional[Callable[[cst.CSTNode], cst.CSTNode]] = None) -> None:
+                    setters: Setters, then: Optional[Callable[[cst.CSTNode], cst.CSTNode]] = None,
+                    static: bool = False) -> None:
     """Each setter statement becomes `loader = loader(GeneratorBatches(reader, ...), places=...)`, given to
-    `then`. Planned before the pass (loader_callers), the dataset class is written when the first is left."""
+    `then`; a sample setter of a `static` graph's loader reads its samples through
+    `NumpyFeeder(loader.keywords['feed_list'])`, the feed variables the build gave the constructor (a
+    functools.partial). Planned before the pass (loader_callers), the dataset class is written when the
+    first is left."""
     dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES) \
         if ctx.statements else None
 
@@ -446,7 +467,9 @@ def make_at_setters(ctx: Context, site: Site, loader: str, found: Sequence[Tuple
         kind = setters[call.func.attr.value][0]
         try:
             name = dataset or module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
-            args = [cst.Arg(_batches(ctx, site, name, kind, source, None))]
+            feeder = data_feeder.numpy_feeder(ctx, site, cst.parse_expression(f"{loader}.keywords['feed_list']")) \
+                if static and kind != "set_batch_generator" else None
+            args = [cst.Arg(_batches(ctx, site, name, kind, source, feeder))]
         except NeedsReview as reason:  # (only where the plan was made before the pass)
             ctx.todo(str(reason), updated)
             return updated
@@ -535,7 +558,7 @@ def _returned(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Se
         return None
     new = _constructor(ctx, site, node, dygraph, "each caller sets its data source")
     for caller, plan in found:  # type: ignore[attr-defined]
-        make_at_setters(ctx, site, caller, plan.setters, setters)
+        make_at_setters(ctx, site, caller, plan.setters, setters, static=not dygraph)
     return new
 
 
