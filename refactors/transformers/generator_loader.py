@@ -34,8 +34,8 @@ otherwise the call is left (runtime_shim serves it) with the reason:
   generator is read through data_feeder's `NumpyFeeder(...).batch_reader`, with the dtypes where
   `feed_list` is a list of data variables the file shows (fixtures/legacy/generator_samples_static.py),
   else reading each variable's dtype at run time where no data variable of the module or of a tree module
-  it imports may have a LoD level (data_feeder's rule) and `feed_list` calls nothing (the loader and its
-  feeder both read it); a loader built apart from its source, `NumpyFeeder(loader.keywords['feed_list'])`,
+  it imports may have a LoD level (data_feeder's rule; a feed list that calls something is bound to a name
+  where it was built, which the loader and its feeder read); a loader built apart from its source, `NumpyFeeder(loader.keywords['feed_list'])`,
   the feed list its constructor was given (fixtures/legacy/loader_feed_elsewhere/).
 `capacity` and `use_multiprocess` only tune the queue and the worker; `use_double_buffer` is 2.x's
 `use_buffer_reader`.
@@ -286,33 +286,31 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
         raise NeedsReview("an iterable static-graph loader without places")
     if ctx.todos[-1]:
         raise NeedsReview("its arguments hold uses left as written")
-    feeder = None
+    feeder, feeds = None, None
     if not dygraph and kind != "set_batch_generator":
         try:
-            feeder = data_feeder.numpy_feeder(ctx, site, _read_twice(kept["feed_list"]).deep_clone())
+            feeder = data_feeder.numpy_feeder(ctx, site, kept["feed_list"].deep_clone())
         except NeedsReview as reason:
             raise NeedsReview(f"{method} in a static graph: 1.8 converted each sample to the dtype and shape of its "
                               f"feed variable (DataFeeder), which 2.x does not do, and {reason}") from None
+        if any(isinstance(n, (cst.Call, cst.Await, cst.Yield, cst.NamedExpr))  # (read twice, evaluated once)
+               for n in descendants(kept["feed_list"])):
+            feeds = ctx.fresh_name(site.scope, f"{loader}_feed_list")
+            kept["feed_list"] = cst.Name(feeds)
+            feeder = data_feeder.numpy_feeder(ctx, site, cst.Name(feeds))
     return _rewrite(ctx, site, statement, loader, (method, setters), kept, setter_statement,  # type: ignore
-                    feeder, node, loops)
-
-
-def _read_twice(feed_list: cst.BaseExpression) -> cst.BaseExpression:
-    """`feed_list`, which the loader and its feeder both read where the source is set; NeedsReview where it
-    calls something (a second call need not give the same variables)."""
-    if any(isinstance(n, (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)) for n in descendants(feed_list)):
-        raise NeedsReview("feed_list calls something, which the loader and its feeder (the variables' dtypes, "
-                          "read at run time) would call twice")
-    return feed_list
+                    feeder, node, loops, feeds)
 
 
 def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loader: str,
              setter_kind: Tuple[str, Setters], kept: Dict[str, cst.BaseExpression], setter: cst.SimpleStatementLine,
-             feeder: Optional[cst.Call], call: cst.Call,
-             loops: Sequence[reading_loop.ReadingLoop]) -> cst.BaseExpression:
+             feeder: Optional[cst.Call], call: cst.Call, loops: Sequence[reading_loop.ReadingLoop],
+             feeds: Optional[str] = None) -> cst.BaseExpression:
     """The `from_generator` statement goes (its comments move to the new one), the setter's becomes
     `loader = paddle.io.DataLoader(...)`, built from what the pass made of both (`feeder` stacks the
-    samples of a static-graph loader); the `loops` that read a non-iterable one iterate it."""
+    samples of a static-graph loader); the `loops` that read a non-iterable one iterate it. With `feeds`,
+    the `from_generator` statement becomes `feeds = <its feed_list>` instead, which the loader and its
+    feeder read (a feed list that calls something is evaluated once, where 1.8 evaluated it)."""
     method, setters = setter_kind
     kind = setters[method][0]
     dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
@@ -320,6 +318,9 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
     moved: List[str] = []
 
     def remove(updated: cst.CSTNode):
+        if feeds is not None:
+            feed_list = call_args.get(updated.body[0].value, "feed_list").value  # type: ignore[attr-defined, union-attr]
+            return updated.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(feeds))], feed_list)])
         moved.extend(kept_comments.comments(updated))
         return cst.FlattenSentinel([])
 
