@@ -19,7 +19,8 @@ dtypes. Any other feed list (a parameter, `model.feeds()`, names of a `program`'
 `NumpyFeeder(feed_list, program=program)`, which reads each variable's dtype at run time and refuses one
 of LoD level other than 0 (fixtures/legacy/data_feeder_elsewhere/): written only where no data variable
 of the module, or of a module of the tree it imports, may have a LoD level (`refactors/lod_inputs.py`),
-else left (runtime_shim serves it). Either way the feeder must be a name bound once and used only through
+else left (runtime_shim serves it); the same rule (`feed_dtypes`) serves the sample sources of static
+loaders (generator_loader). Either way the feeder must be a name bound once and used only through
 `feed` and `feed_parallel` in its scope (not `decorate_reader`, not passed on). `place` does not change
 the arrays.
 """
