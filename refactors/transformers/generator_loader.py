@@ -35,8 +35,9 @@ otherwise the call is left (runtime_shim serves it) with the reason:
   `feed_list` is a list of data variables the file shows (fixtures/legacy/generator_samples_static.py),
   else reading each variable's dtype at run time where no data variable of the module or of a tree module
   it imports may have a LoD level (data_feeder's rule; a feed list that calls something is bound to a name
-  where it was built, which the loader and its feeder read); a loader built apart from its source, `NumpyFeeder(loader.keywords['feed_list'])`,
-  the feed list its constructor was given (fixtures/legacy/loader_feed_elsewhere/).
+  where it was built, which the loader and its feeder read); a loader built apart from its source reads
+  `NumpyFeeder(loader.keywords['feed_list'])`, the feed list its constructor was given
+  (fixtures/legacy/loader_feed_elsewhere/).
 `capacity` and `use_multiprocess` only tune the queue and the worker; `use_double_buffer` is 2.x's
 `use_buffer_reader`.
 
@@ -319,8 +320,8 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
 
     def remove(updated: cst.CSTNode):
         if feeds is not None:
-            feed_list = call_args.get(updated.body[0].value, "feed_list").value  # type: ignore[attr-defined, union-attr]
-            return updated.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(feeds))], feed_list)])
+            built = call_args.get(updated.body[0].value, "feed_list")  # type: ignore[attr-defined]
+            return updated.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(feeds))], built.value)])
         moved.extend(kept_comments.comments(updated))
         return cst.FlattenSentinel([])
 
