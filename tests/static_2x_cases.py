@@ -154,6 +154,7 @@ case("paddle.diag", lambda fn, env: (fn(env.data(SQ)), fn(env.data(X[0]), offset
 case("paddle.nn.functional.diag_embed", lambda fn, env: fn(env.data(X)))
 for _name in ("paddle.sum", "paddle.mean", "paddle.max", "paddle.min", "paddle.prod", "paddle.amax", "paddle.amin"):
     case(_name, lambda fn, env: (fn(env.data(X)), fn(env.data(X), axis=1), fn(env.data(X), axis=[0], keepdim=True)))
+case("paddle.atleast_1d", lambda fn, env: (fn(_paddle().sum(env.data(X))), fn(env.data(X))))  # 0-D -> [1]
 case(["paddle.all", "paddle.any"], lambda fn, env: (fn(env.data(BOOL_A)), fn(env.data(BOOL_A), axis=1)))
 case(["paddle.argmax", "paddle.argmin"], lambda fn, env: (fn(env.data(X)), fn(env.data(X), axis=1, keepdim=True)))
 case("paddle.cumsum", lambda fn, env: (fn(env.data(X), axis=1), fn(env.data(X))))
