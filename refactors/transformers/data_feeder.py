@@ -238,11 +238,12 @@ def data_feeder(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     return emit.converted(site, new)
 
 
-def numpy_feeder(ctx: Context, site: Site, feed_list: cst.BaseExpression) -> cst.Call:
+def numpy_feeder(ctx: Context, site: Site, feed_list: cst.BaseExpression,
+                 dtypes: Optional[List[str]] = None) -> cst.Call:
     """`NumpyFeeder(feed_list, dtypes=[...])`, which stacks samples as 1.8's DataFeeder did for these
     variables (also what 1.8's static loaders fed their samples through), or `NumpyFeeder(feed_list)`
-    reading their dtypes at run time (`feed_dtypes`)."""
-    return _feeder_call(ctx, site, feed_list, feed_dtypes(ctx, site, feed_list))
+    reading their dtypes at run time (`feed_dtypes`); with `dtypes`, the ones the caller knows."""
+    return _feeder_call(ctx, site, feed_list, dtypes if dtypes is not None else feed_dtypes(ctx, site, feed_list))
 
 
 def feed_dtypes(ctx: Context, site: Site, feed_list: cst.BaseExpression) -> Optional[List[str]]:
