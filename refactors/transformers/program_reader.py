@@ -69,13 +69,13 @@ def py_reader_layer(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpress
     ctx.reads(site.scope.node, words=(reader,))
     read = _read_file(ctx, generator_loader._statements_after(ctx), reader)
     if read is None:
-        raise NeedsReview(f"no `... = fluid.layers.read_file({reader})` follows in sight, so the variables it "
-                          f"reads into are not known")
+        raise NeedsReview(_returned(site, reader) or f"no `... = fluid.layers.read_file({reader})` follows in sight, "
+                                                     f"so the variables it reads into are not known")
     statement_of_read, call, before, later = read
     try:
         return _convert(ctx, site, node, statement, reader, statement_of_read, before, later)
     except NeedsReview as reason:
-        ctx.memo[(_OUTCOME, id(call))] = f"it reads `{reader}`, a py_reader left as written: {reason}"
+        ctx.memo[(_OUTCOME, id(call))] = f"it reads `{reader}`, the py_reader left as written (its finding says why)"
         raise
 
 
@@ -99,6 +99,7 @@ def _convert(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStat
         raise NeedsReview(f"`{reader}` is global here, so its uses are not in sight")
     if ctx.in_dygraph_guard(site.node):
         raise NeedsReview("in a dygraph guard, where 1.8 did not build readers into programs")
+    emit.name(ctx, site, "paddle.io.DataLoader")  # (NeedsReview where `paddle` is not the module: before any plan)
     if call_args.has_star(node) or ctx.todos[-1]:
         raise NeedsReview("called with *args/**kwargs, or its arguments hold uses left as written")
     targets = _targets(read)
@@ -107,7 +108,7 @@ def _convert(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStat
     changed = _changed(before, set().union(*map(names_in, shapes)))
     if changed is not None:
         raise NeedsReview(f"`{changed}` may change between the reader and its read_file")
-    setter, setter_statement, between = _setter(later, reader)
+    setter, setter_statement, between = _setter(site, later, reader)
     method = setter.func.attr.value  # type: ignore[attr-defined]
     kind = SETTERS[method][0]
     double_buffer = call_args.get(node, "use_double_buffer")
@@ -220,8 +221,8 @@ def _changed(statements: Sequence[cst.BaseStatement], names: Set[str]) -> Option
     return next((name for name in (generator_loader._changes(s, names) for s in statements) if name), None)
 
 
-def _setter(later: Sequence[cst.BaseStatement], reader: str) -> Tuple[cst.Call, cst.BaseStatement,
-                                                                       List[cst.BaseStatement]]:
+def _setter(site: Site, later: Sequence[cst.BaseStatement], reader: str) -> Tuple[
+        cst.Call, cst.BaseStatement, List[cst.BaseStatement]]:
     """The setter statement that first uses the reader after its read_file, and the statements before it."""
     between: List[cst.BaseStatement] = []
     for stmt in later:
@@ -229,15 +230,21 @@ def _setter(later: Sequence[cst.BaseStatement], reader: str) -> Tuple[cst.Call, 
         if setter is not None:
             return setter, stmt, between
         if reader in names_in(stmt):
-            returned = any(isinstance(n, cst.Return) and n.value is not None and reader in names_in(n.value)
-                           for n in descendants(stmt))
-            what = "returned to callers, which set its source and read it" if returned else \
-                "used (passed on, given its source in a nested block) before its source is set in the same block"
-            raise NeedsReview(f"`{reader}` is {what}; a reader the program reads (start(), reset()) is rewritten "
-                              f"only where it is built, given its source and read in one function")
+            raise NeedsReview(_returned(site, reader) or f"`{reader}` is used (passed on, given its source in a nested "
+                                                         f"block) before its data source is set in the same block")
         between.append(stmt)
-    raise NeedsReview(f"no `{reader}.decorate_paddle_reader(...)` or `decorate_tensor_provider(...)` follows in the "
-                      f"same block, so the batches it reads are not in sight")
+    raise NeedsReview(_returned(site, reader) or f"no `{reader}.decorate_paddle_reader(...)` or "
+                                                 f"`decorate_tensor_provider(...)` follows in the same block, so the "
+                                                 f"batches it reads are not in sight")
+
+
+def _returned(site: Site, reader: str) -> Optional[str]:
+    """The reason, when the reader's function returns it: its callers set its source and read it."""
+    if not any(isinstance(n, cst.Return) and n.value is not None and reader in names_in(n.value)
+               for n in reading_loop.own_nodes(site.scope.node)):
+        return None
+    return f"`{reader}` is returned to callers, which set its source and read it; a reader the program reads " \
+           f"(start(), reset()) is rewritten only where it is built, given its source and read in one function"
 
 
 def _only_uses(site: Site, reader: str, expected: int) -> None:
