@@ -22,7 +22,8 @@ fixtures/legacy/py_reader_static.py)
     image = paddle.static.data(name='image', shape=[-1, 4], dtype='float32')
     label = paddle.static.data(name='label', shape=[-1, 1], dtype='int64')
     ...
-    reader = paddle.io.DataLoader(GeneratorBatches(NumpyFeeder([image, label]).batch_reader(samples), ...),
+    reader = paddle.io.DataLoader(GeneratorBatches(NumpyFeeder([image, label], dtypes=['float32', 'int64'])
+                                                   .batch_reader(samples), samples=False),
                                   batch_size=None, feed_list=[image, label], return_list=False)
 
 Each variable is named after the name its `read_file` output is bound to. It is written only where the
