@@ -94,7 +94,7 @@ def read_file_layer(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpress
 
 
 def _convert(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStatementLine, reader: str,
-             read: cst.SimpleStatementLine, before: List[cst.BaseStatement],
+             read: cst.SimpleStatementLine, before: List[cst.CSTNode],
              later: List[cst.BaseStatement]) -> cst.BaseExpression:
     if reader in site.scope.globals or reader in site.scope.nonlocals:
         raise NeedsReview(f"`{reader}` is global here, so its uses are not in sight")
@@ -144,9 +144,10 @@ def _convert(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStat
 
 
 def _read_file(ctx: Context, after: Sequence[cst.BaseStatement], reader: str) -> Optional[Tuple[
-        cst.SimpleStatementLine, cst.Call, List[cst.BaseStatement], List[cst.BaseStatement]]]:
+        cst.SimpleStatementLine, cst.Call, List[cst.CSTNode], List[cst.BaseStatement]]]:
     """The first statement after the reader's that uses it, when it is `... = read_file(reader)`, found in
-    the `with` blocks that follow too: (it, its call, the statements run before it, those run after)."""
+    the `with` blocks that follow too: (it, its call, what runs before it (statements, `with` items), the
+    statements run after)."""
     for index, stmt in enumerate(after):
         if reader not in names_in(stmt):
             continue
@@ -155,7 +156,7 @@ def _read_file(ctx: Context, after: Sequence[cst.BaseStatement], reader: str) ->
             if found is None:
                 return None
             read, call, before, later = found
-            return read, call, list(after[:index]) + before, later + list(after[index + 1:])
+            return read, call, list(after[:index]) + list(stmt.items) + before, later + list(after[index + 1:])
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
         call = small.value if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
         if not (isinstance(call, cst.Call) and len(call.args) == 1 and call.args[0].keyword is None and
@@ -218,8 +219,9 @@ def _batch_first(shape: cst.BaseExpression) -> bool:
         isinstance(first.expression, cst.Integer) and int(first.expression.value) > 0
 
 
-def _changed(statements: Sequence[cst.BaseStatement], names: Set[str]) -> Optional[str]:
-    return next((name for name in (generator_loader._changes(s, names) for s in statements) if name), None)
+def _changed(nodes: Sequence[cst.CSTNode], names: Set[str]) -> Optional[str]:
+    """A name of `names` that one of `nodes` (statements, `with` items) may rebind or change."""
+    return next((name for name in (generator_loader._changes(n, names) for n in nodes) if name), None)
 
 
 def _setter(site: Site, later: Sequence[cst.BaseStatement], reader: str) -> Tuple[
