@@ -55,7 +55,6 @@ SETTERS: generator_loader.Setters = {
     "decorate_paddle_reader": ("set_sample_list_generator", ("paddle_reader",)),
     "decorate_sample_list_generator": ("set_sample_list_generator", ("paddle_reader",)),
 }
-READ_FILE = "paddle.fluid.layers.read_file"
 _DTYPES = ("bool", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8")
 _OUTCOME = "read_file of a py_reader"  # memo key: per read_file call, (the reader,) converted, or why it is left
 
@@ -164,7 +163,7 @@ def _read_file(ctx: Context, after: Sequence[cst.BaseStatement], reader: str) ->
             return None
         ref = ctx.resolver.references.get(id(call.func))
         matched = ctx.entry_of_chain(ctx.resolver.qualname(ref.dotted, ref.scope) or "") if ref else None
-        if matched is None or matched[0].name != READ_FILE or matched[1]:
+        if matched is None or matched[0].transformer != "read_file_layer" or matched[1]:  # (the table's read_file)
             return None
         return stmt, call, list(after[:index]), list(after[index + 1:])  # type: ignore[return-value]
     return None
