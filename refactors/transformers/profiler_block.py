@@ -33,7 +33,7 @@ import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
-from refactors.scopes import descendants, dotted
+from refactors.scopes import Scope, descendants, dotted
 from refactors.transformers import emit, register
 from refactors.warning_evidence import report_warning
 
@@ -144,16 +144,24 @@ def _profiler_with(ctx: Context, site: Site, stmt: cst.With, prof: str, profiler
 
 
 def _profiler_name(ctx: Context, site: Site, stmt: cst.With) -> str:
-    """The `as` name of the block when it has one the block does not read (1.8 bound it to None), else a
-    new one."""
+    return block_name(ctx, stmt, site.scope)
+
+
+def block_name(ctx: Context, stmt: cst.With, scope: Scope) -> str:
+    """The name of the block's Profiler: its `as` name when the block does not read it (1.8 bound it to
+    None), else a new one, the same when asked again (`profiler_passed` passes it on before the pass
+    reaches the block)."""
     asname = stmt.items[0].asname
     if asname is None:
-        return ctx.fresh_name(site.scope, "prof")
+        key = ("profiler block name", id(stmt))
+        if key not in ctx.memo:
+            ctx.memo[key] = ctx.fresh_name(scope, "prof")
+        return ctx.memo[key]  # type: ignore[return-value]
     if not isinstance(asname.name, cst.Name):
         raise NeedsReview("the `as` target is not a name")
     name = asname.name.value
-    ctx.reads(site.scope.node, words=(name,))
-    uses = [n for n in descendants(site.scope.node) if isinstance(n, cst.Name) and n.value == name]
+    ctx.reads(scope.node, words=(name,))
+    uses = [n for n in descendants(scope.node) if isinstance(n, cst.Name) and n.value == name]
     if len(uses) != 1:
         raise NeedsReview(f"`{name}` (None in 1.8) is used; the 2.x block binds the Profiler to it")
     return name

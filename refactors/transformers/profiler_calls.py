@@ -29,8 +29,9 @@ code of the module starts, stops or resets the profiler these calls share, and t
 `paddle.profiler.Profiler` (3.3.1 runs one at a time; a converted `cuda_profiler` block is one).
 
 `reset_profiler()` inside a converted `with profiler.profiler(...)` block of the same scope
-(`profiler_block`) becomes the block's `prof.stop()` + `prof.start()`. A reset anywhere else resets a
-profiler started by code this file does not show (another function or module): 2.x has no global one
+(`profiler_block`) becomes the block's `prof.stop()` + `prof.start()`. A reset in a function that such
+blocks of the module call gets their Profiler as a new parameter (`profiler_passed`). A reset anywhere
+else resets a profiler started by code this file does not show (another module): 2.x has no global one
 to reach, so it is left to the shim.
 
 The report changes as the table's warnings say: the 2.x summary's columns, the profile written to a
@@ -47,7 +48,7 @@ from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import bound_once, statements
 from refactors.scopes import Scope
-from refactors.transformers import SCOPE, emit, register
+from refactors.transformers import SCOPE, emit, profiler_passed, register
 from refactors.transformers.profiler_block import (KEYS, PROFILE_PATH, TARGETS, new_profiler, open_block_profiler,
                                                    summary_args)
 from refactors.warning_evidence import report_warning
@@ -73,6 +74,8 @@ def profiler_calls(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
         block = open_block_profiler(ctx)
         if block is not None:
             return _reset_in_block(ctx, site, stmt, block)
+        if not _starts_and_stops(ctx, site.scope):
+            return _reset_passed(ctx, site, stmt)
     plan = _plan(ctx, site)
     arguments = {name: arg.value for name, arg in call_args.by_keyword(node).items()}
     p = cst.Name(plan.prof)
@@ -87,12 +90,28 @@ def profiler_calls(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     else:
         body = [_method(p, "stop"), _method(p, "start")]
         test = "is not"
-    guarded = ctx.statement(f"if {plan.prof} {test} None:\n    pass\n")
+    return _guarded(ctx, site, stmt, f"{plan.prof} {test} None", body)
+
+
+def _guarded(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, test: str,
+             body: List[cst.SimpleStatementLine]) -> cst.BaseExpression:
+    """The call's line becomes `if <test>:` and `body`."""
+    guarded = ctx.statement(f"if {test}:\n    pass\n")
     ctx.replace(stmt, lambda updated: guarded.with_changes(  # the line's comments stay with it
         leading_lines=updated.leading_lines, body=cst.IndentedBlock(body=body, header=updated.trailing_whitespace)))
     report_warning(ctx, site)
     ctx.report_newer(site, "paddle.profiler.Profiler")
-    return emit.converted(site, node)
+    return emit.converted(site, site.call)
+
+
+def _reset_passed(ctx: Context, site: Site, stmt: cst.SimpleStatementLine) -> cst.BaseExpression:
+    """A reset in a function that profiler blocks of the module call: their Profiler is passed to it."""
+    try:
+        passed = profiler_passed.plan(ctx, site.scope, _family_references(ctx))
+    except NeedsReview:  # (one reason, the same when the upgraded file is upgraded again)
+        raise NeedsReview(_ELSEWHERE) from None
+    p = cst.Name(passed.param)
+    return _guarded(ctx, site, stmt, f"{passed.param} is not None", [_method(p, "stop"), _method(p, "start")])
 
 
 def _reset_in_block(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, prof: str) -> cst.BaseExpression:
@@ -158,18 +177,30 @@ def _body_statement(ctx: Context, scope: Scope) -> cst.CSTNode:
 def _scope_calls(ctx: Context, scope: Scope) -> List[Tuple[str, cst.Call]]:
     """The start/stop/reset calls of `scope`, each the one expression of its line, in order; NeedsReview
     unless there are a start and a stop."""
+    found = _statement_calls(ctx, scope)
+    if not _starts_and_stops(ctx, scope, found):
+        raise NeedsReview(_ELSEWHERE)
+    return found
+
+
+def _statement_calls(ctx: Context, scope: Scope) -> List[Tuple[str, cst.Call]]:
+    """The start/stop/reset calls of `scope`, each the one expression of its line, in order."""
     refs = {id(ref.node): name for ref, name in _family_references(ctx)}
     found: List[Tuple[str, cst.Call]] = []
     for stmt in statements(scope.node):
         call = _called(stmt)
         if call is not None and refs.get(id(call.func)) in (_START, _STOP, _RESET):
             found.append((refs[id(call.func)], call))
-    names = [name for name, _ in found]
-    if _START not in names or _STOP not in names:
-        raise NeedsReview("the profiler is not both started and stopped by call statements of this function "
-                          "(code elsewhere, or a `with` block around its caller, runs it): 2.x has no global "
-                          "profiler to reach")
     return found
+
+
+_ELSEWHERE = ("the profiler is not both started and stopped by call statements of this function (code elsewhere, "
+              "or a `with` block around its caller, runs it): 2.x has no global profiler to reach")
+
+
+def _starts_and_stops(ctx: Context, scope: Scope, found: Optional[List[Tuple[str, cst.Call]]] = None) -> bool:
+    names = {name for name, _ in (found if found is not None else _statement_calls(ctx, scope))}
+    return _START in names and _STOP in names
 
 
 def _family_references(ctx: Context) -> List[Tuple[object, str]]:
