@@ -107,6 +107,16 @@ class TreeIndex:
         bases = located[0][1].classes.get(located[1]) if located is not None else None
         return bases is not None and all(base == "object" for base in bases)
 
+    def defining_module(self, module: str, member: Optional[str], level: int, name: str) -> Optional[Tuple[str, str]]:
+        """(path, name there) of the module of the tree that defines the class the origin imports so."""
+        located = self._locate(os.path.abspath(self.origin), (module, member, level), name)
+        return (located[0][0], located[1]) if located is not None else None
+
+    def module_at(self, path: str) -> Optional[_Module]:
+        """The module at `path` (a module `defining_module` found), read."""
+        stat = file_stat(path)
+        return _read(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+
     def module_path(self, importer: str, dotted: str, level: int) -> Optional[str]:
         """The absolute path of the module of the tree that `importer` imports as `dotted` (`level` dots
         before it), found as `_module` finds it; None when it is in no module of the tree."""
@@ -297,6 +307,12 @@ def plain_class(ctx, chain: str, scope) -> bool:
     """Whether `chain`, read so, names a class another module of the tree defines on `object` alone."""
     imported = _imported(ctx, chain, scope)
     return imported is not None and ctx.other_modules.plain_class(*imported)
+
+
+def imported_as(ctx, chain: str, scope) -> Optional[Tuple[str, Optional[str], int, str]]:
+    """How the module being upgraded imports the class `chain` names, read in `scope`: (module, member,
+    level, name), as the TreeIndex methods take it; None when not by one import of the module."""
+    return _imported(ctx, chain, scope)
 
 
 def _imported(ctx, chain: str, scope) -> Optional[Tuple[str, Optional[str], int, str]]:

@@ -17,10 +17,10 @@ from typing import List, Optional
 import libcst as cst
 
 from api_mapping.namespaces import LAYER_BASE, OPTIMIZERS
-from refactors import call_args, returns, tree_index, used_as
+from refactors import call_args, returns, tree_attributes, tree_index, used_as
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import binding_statements
-from refactors.scopes import Scope, dotted
+from refactors.scopes import Scope, descendants, dotted
 from refactors.statement_visitor import StatementVisitor
 from refactors.transformers import SCOPE, bind, emit, register
 
@@ -98,6 +98,8 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression, depth:
         if kinds == {None}:
             return _unpacked_kind(ctx, scope, node.value, depth)
         return kinds.pop() if len(kinds) == 1 else None
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        return _attribute_kind(ctx, scope, node.value.value, node.attr.value)
     if not isinstance(node, cst.Call):
         return None
     chain = dotted(node.func)
@@ -109,16 +111,7 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression, depth:
         if returned is not None:
             return returned
     if qualname is not None:
-        entry = ctx.table.lookup(qualname)
-        if entry is None:
-            return None
-        if entry.name.startswith(OPTIMIZERS):
-            return OPTIMIZER
-        facts = ctx.table.class_facts(entry.name) if entry.kind == "class" else None
-        if facts is not None and facts is ctx.table.class_facts(LAYER_BASE) or \
-                entry.kind == "class" and (entry.update_to or "").startswith("paddle.nn."):
-            return PARAMS  # a Layer (`DataParallel(model)` too: its state dict is the model's)
-        return None
+        return _kind_of_class(ctx, qualname)
     local = emit.module_class(ctx, chain) if "." not in chain else None
     if local is not None:
         return PARAMS if emit.is_layer_class(ctx, local, ctx.resolver.module_scope) else None
@@ -128,6 +121,48 @@ def _kind_of_object(ctx: Context, scope: Scope, node: cst.BaseExpression, depth:
             return PARAMS if facts is ctx.table.class_facts(LAYER_BASE) else \
                 OPTIMIZER if facts.name.startswith(OPTIMIZERS) else None
     return None
+
+
+def _kind_of_class(ctx: Context, qualname: str) -> Optional[str]:
+    """PARAMS or OPTIMIZER for an object of the paddle class `qualname`, else None."""
+    entry = ctx.table.lookup(qualname)
+    if entry is None:
+        return None
+    if entry.name.startswith(OPTIMIZERS):
+        return OPTIMIZER
+    facts = ctx.table.class_facts(entry.name) if entry.kind == "class" else None
+    if facts is not None and facts is ctx.table.class_facts(LAYER_BASE) or \
+            entry.kind == "class" and (entry.update_to or "").startswith("paddle.nn."):
+        return PARAMS  # a Layer (`DataParallel(model)` too: its state dict is the model's)
+    return None
+
+
+def _attribute_kind(ctx: Context, scope: Scope, name: str, attr: str) -> Optional[str]:
+    """The kind of `name.attr` where `name` is only ever assigned objects of one plain class of another
+    module of the tree, whose every assignment of `self.attr` makes objects of that kind
+    (`tree_attributes`), and no code of this module assigns an attribute `attr` of anything."""
+    chains = {dotted(v.func) if isinstance(v, cst.Call) else None for v in _assigned(ctx, scope, name)}
+    chain = chains.pop() if len(chains) == 1 else None
+    if chain is None or ctx.other_modules is None:
+        return None
+    ctx.reads(ctx.module, words=(attr,))
+    if any(isinstance(t, cst.Attribute) and t.attr.value == attr for n in descendants(ctx.module)
+           for t in _targets(n)):
+        return None
+    kinds = {_kind_of_class(ctx, made) for made in tree_attributes.made_by(ctx, chain, scope, attr) or (None,)
+             if made is not None}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _targets(node: cst.CSTNode) -> List[cst.BaseExpression]:
+    """What an assignment statement assigns to (each element of an unpacking too)."""
+    if isinstance(node, cst.Assign):
+        tops = [t.target for t in node.targets]
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        tops = [node.target]
+    else:
+        return []
+    return [n for top in tops for n in descendants(top) if isinstance(n, cst.BaseExpression)]
 
 
 def _unpacked_kind(ctx: Context, scope: Scope, name: str, depth: int) -> Optional[str]:
