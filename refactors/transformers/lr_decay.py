@@ -22,7 +22,7 @@ of the `program_guard` it is made under, else the default main program), and eac
 advanced the 1.8 counter: `<scheduler>.step()` is written after each `Executor.run` of it in a loop of the
 same function; the rate 1.8 code fetched (`fetch_list=[lr]` or `[lr.name]`) is the program's learning-rate
 variable in 2.x (`program.lr_var`, 0-D, read by `refactors.zero_d`). A schedule whose optimizer steps
-in another function of the file: `lr_decay_elsewhere.py`. A static schedule whose runs the file does not
+in another function of the file: `lr_decay_elsewhere.py` (passed there), `lr_decay_returned.py` (returned). A static schedule whose runs the file does not
 show, or that no 2.x scheduler computes, is computed by the program itself as in 1.8
 (`lr_in_program.py`: no step to write). Otherwise (dygraph, or `--no-shim`) the schedule is converted,
 the line is marked with a TODO saying where `.step()` must go, and the site is reported.
@@ -399,10 +399,16 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
                                                            value=new)])]
         result = cst.Name(scheduler)
     if not steps:
-        from refactors.transformers import lr_decay_elsewhere  # it builds on this module
+        from refactors.transformers import lr_decay_elsewhere, lr_decay_returned  # they build on this module
 
         if lr_decay_elsewhere.stepped_in_callees(ctx, site):
             return emit.converted(site, result)
+        returned = lr_decay_returned.scheduler_name(ctx, site, optimizers[0]) \
+            if scheduler is None and len(optimizers) == 1 else None
+        if returned is not None:  # the function returns the optimizer: it returns the schedule too
+            ctx.insert_around(statement, before=[cst.SimpleStatementLine(body=[cst.Assign(
+                targets=[cst.AssignTarget(cst.Name(returned))], value=new)])])  # type: ignore[arg-type]
+            return emit.converted(site, cst.Name(returned))
     if scheduler is None or not steps:
         return _todo_step(ctx, site, new, scheduler)
     if before:
