@@ -22,7 +22,8 @@ of the `program_guard` it is made under, else the default main program), and eac
 advanced the 1.8 counter: `<scheduler>.step()` is written after each `Executor.run` of it in a loop of the
 same function; the rate 1.8 code fetched (`fetch_list=[lr]` or `[lr.name]`) is the program's learning-rate
 variable in 2.x (`program.lr_var`, 0-D, read by `refactors.zero_d`). A schedule whose optimizer steps
-in another function of the file: `lr_decay_elsewhere.py` (passed there), `lr_decay_returned.py` (returned). A static schedule whose runs the file does not
+in another function of the file: `lr_decay_elsewhere.py` (the optimizer passed there),
+`lr_decay_returned.py` (returned there). A static schedule whose runs the file does not
 show, or that no 2.x scheduler computes, is computed by the program itself as in 1.8
 (`lr_in_program.py`: no step to write). Otherwise (dygraph, or `--no-shim`) the schedule is converted,
 the line is marked with a TODO saying where `.step()` must go, and the site is reported.

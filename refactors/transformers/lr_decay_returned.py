@@ -26,7 +26,6 @@ scope still ahead of the pass.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 import libcst as cst
@@ -38,19 +37,14 @@ from refactors.transformers import callers
 from refactors.transformers.lr_decay import _optimizer_assignment
 from refactors.transformers.lr_decay_elsewhere import _dygraph_schedule
 
-@dataclass(frozen=True)
-class _Plan:
-    scheduler: str  # the name the function binds its schedule to
-
 
 def scheduler_name(ctx: Context, site: Site, optimizer: str) -> Optional[str]:
     """The name to bind this inline schedule of `optimizer` to (the function then returns it, and its
     callers step it), or None, with nothing written, when the file does not show all of it."""
-    key = ("lr_decay_returned", id(site.scope.node))
-    if key not in ctx.memo:
+    key = ("lr_decay_returned", id(site.scope.node), optimizer)
+    if key not in ctx.memo:  # (made once for all the schedules of the function's optimizer)
         ctx.memo[key] = _plan(ctx, site.scope, optimizer, _schedules(ctx, site.scope, optimizer))
-    plan = ctx.memo[key]
-    return plan.scheduler if isinstance(plan, _Plan) else None
+    return ctx.memo[key]  # type: ignore[return-value]
 
 
 def _schedules(ctx: Context, scope: Scope, optimizer: str) -> List[cst.Call]:
@@ -70,7 +64,9 @@ def _schedules(ctx: Context, scope: Scope, optimizer: str) -> List[cst.Call]:
     return found
 
 
-def _plan(ctx: Context, scope: Scope, optimizer: str, schedules: List[cst.Call]) -> Optional[_Plan]:
+def _plan(ctx: Context, scope: Scope, optimizer: str, schedules: List[cst.Call]) -> Optional[str]:
+    """The function's scheduler name, its returns, its callers' assignments and steps written; None
+    (nothing written) when the file does not show it all."""
     function = scope.node
     if not isinstance(function, cst.FunctionDef) or not schedules \
             or len(scope.bindings.get(optimizer, ())) != len(schedules):
@@ -99,7 +95,7 @@ def _plan(ctx: Context, scope: Scope, optimizer: str, schedules: List[cst.Call])
             targets=[cst.AssignTarget(_pair(name, stepped))]))
         for minimize in steps:
             ctx.insert_around(minimize, after=[ctx.statement(f"{stepped}.step()\n")])
-    return _Plan(scheduler)
+    return scheduler
 
 
 def _bound_and_stepped(ctx: Context, call: cst.Call,

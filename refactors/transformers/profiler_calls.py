@@ -107,11 +107,11 @@ def _guarded(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, test: str,
 def _reset_passed(ctx: Context, site: Site, stmt: cst.SimpleStatementLine) -> cst.BaseExpression:
     """A reset in a function that profiler blocks of the module call: their Profiler is passed to it."""
     try:
-        passed = profiler_passed.plan(ctx, site.scope, _family_references(ctx))
+        prof = profiler_passed.plan(ctx, site.scope, _family_references(ctx))  # type: ignore[arg-type]
     except NeedsReview:  # (one reason, the same when the upgraded file is upgraded again)
         raise NeedsReview(_ELSEWHERE) from None
-    p = cst.Name(passed.param)
-    return _guarded(ctx, site, stmt, f"{passed.param} is not None", [_method(p, "stop"), _method(p, "start")])
+    p = cst.Name(prof)
+    return _guarded(ctx, site, stmt, f"{prof} is not None", [_method(p, "stop"), _method(p, "start")])
 
 
 def _reset_in_block(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, prof: str) -> cst.BaseExpression:

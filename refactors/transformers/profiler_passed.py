@@ -27,14 +27,13 @@ that profiler, which 2.x could not reach anyway.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from refactors.engine import Context, NeedsReview, literal
 from refactors.local_values import statements
-from refactors.scopes import Scope, descendants
+from refactors.scopes import Reference, Scope, descendants
 from refactors.transformers import callers, emit
 from refactors.transformers.profiler_block import KEYS, TARGETS, block_name
 
@@ -42,16 +41,9 @@ _FAMILY = "paddle.fluid.profiler."
 RESET, BLOCK, CUDA_BLOCK = (_FAMILY + n for n in ("reset_profiler", "profiler", "cuda_profiler"))
 
 
-@dataclass(frozen=True)
-class Passed:
-    """The parameter of the function that receives the Profiler."""
-
-    param: str
-
-
-def plan(ctx: Context, scope: Scope, references: List[Tuple[object, str]]) -> Passed:
-    """The function's plan, made once: its new parameter and the Profilers its calls pass; NeedsReview
-    with the reason when the module does not show all of it."""
+def plan(ctx: Context, scope: Scope, references: List[Tuple[Reference, str]]) -> str:
+    """The function's new parameter, made once with the Profilers its calls pass it; NeedsReview with the
+    reason when the module does not show all of it."""
     key = ("profiler passed", id(scope.node))
     if key not in ctx.memo:
         try:
@@ -64,7 +56,7 @@ def plan(ctx: Context, scope: Scope, references: List[Tuple[object, str]]) -> Pa
     return found  # type: ignore[return-value]
 
 
-def _make(ctx: Context, scope: Scope, references: List[Tuple[object, str]]) -> Passed:
+def _make(ctx: Context, scope: Scope, references: List[Tuple[Reference, str]]) -> str:
     function = scope.node
     if not isinstance(function, cst.FunctionDef) or function.params.star_kwarg is not None:
         raise NeedsReview("the reset is not in a plain function of the module")
@@ -72,46 +64,45 @@ def _make(ctx: Context, scope: Scope, references: List[Tuple[object, str]]) -> P
     calls = callers.calls_of(ctx, function)
     if not calls:
         raise NeedsReview("the function's calls are not all in sight")
-    passing: List[Tuple[cst.Call, cst.With]] = []
+    passing: List[Tuple[cst.Call, cst.With, Scope]] = []
     for call, where in calls:
         block = _block_around(call, where, blocks)
         if block is None:
             _no_profiler_runs(ctx, where, scope, blocks)
         elif blocks[id(block)] == BLOCK:
-            passing.append((call, block))
-    if not passing or any(id(block) in ctx.left for _, block in passing):
+            passing.append((call, block, where))
+    if not passing or any(id(block) in ctx.left for _, block, _ in passing):
         raise NeedsReview("no `with profiler.profiler(...)` block still ahead calls this function")
-    for call, block in passing:
+    for call, block, _ in passing:
         if any(arg.star for arg in call.args) or not _converts(ctx, block):
             raise NeedsReview("a profiler block calling this function stays as it is")
+    profilers = [block_name(ctx, block, where) for _, block, where in passing]
     param = ctx.fresh_name(scope, "prof")
     ctx.replace(function, lambda updated: _with_param(updated, param))  # type: ignore[arg-type]
-    for call, block in passing:
-        value = cst.Name(block_name(ctx, block, _scope_of(ctx, call, calls)))
-        ctx.replace(call, lambda updated, value=value: updated.with_changes(args=[
-            *_comma_after_last(updated.args), cst.Arg(value, keyword=cst.Name(param), equal=_EQUAL)]))
-    return Passed(param)
+    for (call, _, _), prof in zip(passing, profilers):
+        ctx.replace(call, lambda updated, prof=prof: updated.with_changes(args=[
+            *_comma_after_last(updated.args), cst.Arg(cst.Name(prof), keyword=cst.Name(param), equal=_EQUAL)]))
+    return param
 
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
-def _blocks(ctx: Context, references: List[Tuple[object, str]]) -> Dict[int, str]:
+def _blocks(ctx: Context, references: List[Tuple[Reference, str]]) -> Dict[int, str]:
     """id of each `with` statement whose one item calls profiler()/cuda_profiler() -> that API; NeedsReview
     when the module uses fluid.profiler otherwise than by those and reset statements."""
-    items = {id(ref.node): name for ref, name in references if name in (BLOCK, CUDA_BLOCK)}  # type: ignore[attr-defined]
-    resets = sum(1 for _, name in references if name == RESET)
+    items = {id(ref.node): name for ref, name in references if name in (BLOCK, CUDA_BLOCK)}
+    resets = {id(ref.node) for ref, name in references if name == RESET}
     found: Dict[int, str] = {}
     reset_statements = 0
     for stmt in descendants(ctx.module):
         if isinstance(stmt, cst.With) and len(stmt.items) == 1 and isinstance(stmt.items[0].item, cst.Call) \
                 and id(stmt.items[0].item.func) in items:
             found[id(stmt)] = items[id(stmt.items[0].item.func)]
-        elif isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
-                and isinstance(stmt.body[0].value, cst.Call) and not stmt.body[0].value.args:
-            func = stmt.body[0].value.func
-            reset_statements += any(ref.node is func and name == RESET for ref, name in references)  # type: ignore
-    if len(found) != len(items) or reset_statements != resets or len(found) + resets != len(references):
+        elif isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
+            call = stmt.body[0].value
+            reset_statements += isinstance(call, cst.Call) and not call.args and id(call.func) in resets
+    if len(found) != len(items) or reset_statements != len(resets) or len(items) + len(resets) != len(references):
         raise NeedsReview("the module uses fluid.profiler otherwise than by `with` blocks and reset statements")
     return found
 
@@ -155,10 +146,6 @@ def _converts(ctx: Context, block: cst.With) -> bool:
         values[name] = literal(given[name], ctx) if name in given else None
     return values["state"] in TARGETS and values["sorted_key"] in KEYS \
         and values["tracer_option"] in (None, "Default")
-
-
-def _scope_of(ctx: Context, call: cst.Call, calls: List[Tuple[cst.Call, Scope]]) -> Scope:
-    return next(scope for found, scope in calls if found is call)
 
 
 def _with_param(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
