@@ -71,6 +71,7 @@ def _plan(ctx: Context, scope: Scope, optimizer: str, schedules: List[cst.Call])
     if not isinstance(function, cst.FunctionDef) or not schedules \
             or len(scope.bindings.get(optimizer, ())) != len(schedules):
         return None
+    ctx.reads(function, words=(optimizer,))  # its returns say the optimizer's name
     returns = [s for stmt in statements(function) if isinstance(stmt, cst.SimpleStatementLine)
                for s in stmt.body if isinstance(s, cst.Return)]
     last = function.body.body[-1] if isinstance(function.body, cst.IndentedBlock) else None
