@@ -155,7 +155,7 @@ def plan(builder: str, function: str, is_from_generator: Callable[[str], bool],
     if sum(isinstance(n, ast.Name) and n.id == function for n in ast.walk(module)) != 0:
         raise Left(f"`{function}` is also used in its own module")
     callers = []
-    paths = list(_modules(builder))
+    paths = list(modules(builder))
     exporters = _exporters(builder, function, paths, texts, reads)
     for path in paths:
         caller = _caller(path, builder, function, index, dygraph, texts, reads, exporters)
@@ -269,7 +269,7 @@ def _is_build(call: ast.Call, imports: Dict[str, str], is_from_generator: Callab
     return qualname is not None and (is_from_generator(qualname) or _is_partial(call, imports))
 
 
-def _modules(builder: str) -> Iterator[str]:
+def modules(builder: str) -> Iterator[str]:
     """The other modules of the tree that may import `builder` the way tree_index finds modules, in a fixed
     order: those of the directory above its packages and of the packages in it (a script in a directory
     that is no package finds modules beside itself only)."""
@@ -470,14 +470,23 @@ def _star_names(source: str, function: str, submodule: Optional[str]) -> List[st
 def _names(path: str, function: str, texts: Optional[Dict[str, str]]) -> bool:
     """Whether the module's text names the function (as a word)."""
     if texts and path in texts:
-        text = texts[path]
-    else:
-        try:
-            with open(path, "rb") as fh:
-                text = fh.read().decode("utf-8", "replace")
-        except OSError:
-            return False
-    return re.search(r"\b%s\b" % re.escape(function), text) is not None
+        return _says(texts[path], function)
+    return text_naming(path, function) is not None
+
+
+def text_naming(path: str, name: str) -> Optional[str]:
+    """The SHA-256 of the file at `path` when its text says `name` as a word; None when it does not (or
+    cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    return hashlib.sha256(data).hexdigest() if _says(data.decode("utf-8", "replace"), name) else None
+
+
+def _says(text: str, name: str) -> bool:
+    return re.search(r"\b%s\b" % re.escape(name), text) is not None
 
 
 def _names_builder(node: ast.AST, names: Sequence[str], modules: Sequence[str], function: str) -> bool:

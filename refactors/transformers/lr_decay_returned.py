@@ -19,10 +19,10 @@ hand its scheduler out (no public accessor), so the function returns it beside t
 caller steps it after each `minimize` of the optimizer it got. Written only when the file shows all of
 it: every binding of the optimizer in the function is a constructor given an inline schedule that
 converts whatever its arguments (`lr_decay_elsewhere._dygraph_schedule`), every `return` of the function
-returns it and the function ends with one; every call of the function (`callers.calls_of`: calls from
-other modules are not seen) is `name = function(...)` with `name` bound once in its scope and used
+returns it and the function ends with one; every call of the function (`callers.calls_of`) is `name = function(...)` with `name` bound once in its scope and used
 there only as `name.method(...)`-style attribute reads, each `name.minimize(...)` a statement of that
-scope still ahead of the pass.
+scope still ahead of the pass. Since the function's result changes, no other module of the tree may
+say its name (one could import and call it, out of sight).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from refactors import loader_across
 from refactors.engine import Context, Site
 from refactors.local_values import statements
 from refactors.scopes import Scope, descendants, dotted
@@ -79,7 +80,7 @@ def _plan(ctx: Context, scope: Scope, optimizer: str, schedules: List[cst.Call])
             or not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)):
         return None
     calls = callers.calls_of(ctx, function)
-    if not calls:
+    if not calls or _named_elsewhere(ctx, function.name.value):
         return None
     uses: List[Tuple[cst.Assign, str, Scope, List[cst.SimpleStatementLine]]] = []
     for call, where in calls:
@@ -97,6 +98,20 @@ def _plan(ctx: Context, scope: Scope, optimizer: str, schedules: List[cst.Call])
         for minimize in steps:
             ctx.insert_around(minimize, after=[ctx.statement(f"{stepped}.step()\n")])
     return scheduler
+
+
+def _named_elsewhere(ctx: Context, name: str) -> bool:
+    """Whether another module of the tree around the file (where its imports look, `loader_across.modules`)
+    says `name` as a word; each one read is recorded for the content cache."""
+    index = ctx.other_modules
+    if index is None:
+        return False  # no path: a text alone, with no tree around it
+    for path in loader_across.modules(index.origin):
+        found = loader_across.text_naming(path, name)
+        if found is not None:
+            index.reads[path] = found
+            return True
+    return False
 
 
 def _bound_and_stepped(ctx: Context, call: cst.Call,
