@@ -214,7 +214,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     statement = ctx.statements[-1] if ctx.statements else None
     bound = assigned_name(statement) if statement is not None else None
     if bound is None or bound[1] is not emit.original_call(ctx, site):
-        raise NeedsReview(_unnamed(ctx, site, statement))
+        raise NeedsReview(_unnamed(ctx, site, node, statement))
     loader = bound[0]
     across = _across(ctx, site, loader)
     if isinstance(across, loader_across.Across):
@@ -511,7 +511,7 @@ def _across(ctx: Context, site: Site, loader: str) -> object:
     return ctx.memo[key]
 
 
-def _unnamed(ctx: Context, site: Site, statement: Optional[cst.CSTNode]) -> str:
+def _unnamed(ctx: Context, site: Site, node: cst.Call, statement: Optional[cst.CSTNode]) -> str:
     """Why a loader not assigned to a name is left, naming the piece out of sight."""
     small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
     target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
@@ -523,10 +523,23 @@ def _unnamed(ctx: Context, site: Site, statement: Optional[cst.CSTNode]) -> str:
             and ctx.code(n.func.value) == attribute for n in descendants(classes[-1]))
         where = "its class sets it across methods, which the rewrite does not follow" if set_here else \
             "no method of its class sets it (code of another module or a caller does)"
-        return f"the loader is kept in `{attribute}`, and its data source is not in sight: {where}"
+        return f"the loader is kept in `{attribute}`{_read_where_started(ctx, node)}, and its data source is not in " \
+               f"sight: {where}"
     if isinstance(small, cst.Return):
         return "the loader is returned as it is made, so its data source is set by a caller, not in sight"
     return "the loader is not assigned to a name, so its data source is not in sight"
+
+
+def _read_where_started(ctx: Context, node: cst.Call) -> str:
+    """What `iterable` adds to the reason a kept loader is left: a non-iterable one is read by the program
+    where code out of sight starts it, which finding its data source alone would not rewrite."""
+    try:
+        iterable = emit.value_of(ctx, node, "iterable", True)
+    except NeedsReview:
+        return f" with `iterable={ctx.code(call_args.get(node, 'iterable').value).strip()}` (not a literal)"  # type: ignore
+    if iterable is False:
+        return " with iterable=False (the program reads it where it is started)"
+    return "" if iterable is True else f" with iterable={iterable!r}"
 
 
 def _used_before(ctx: Context, loader: str, stmt: cst.BaseStatement) -> str:
