@@ -49,6 +49,9 @@ SETTERS = {  # 1.8's setters (reader.py:916-951): parameters in order, the first
     "set_sample_list_generator": ("reader", "places"),
     "set_batch_generator": ("reader", "places"),
 }
+# Why a non-iterable loader is left wherever its pieces are apart (every plan of them requires iterable=True).
+READ_BY_PROGRAM = "iterable=False: a loader the program reads (start(), reset()) is rewritten only where it is built, " \
+                  "given its source and read in one function"
 _DYGRAPH_WORDS = re.compile(r"dygraph|imperative|disable_static|dynamic_mode")  # (in any name)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -239,8 +242,7 @@ def _checked_build(call: ast.Call, imports: Dict[str, str]) -> bool:
     dygraph = not any(k.arg == "feed_list" for k in call.keywords)
     if not _is_partial(call, imports):
         if _literal(call, "iterable", True) is not True:
-            raise Left("iterable=False: a loader the program reads (start(), reset()) is rewritten only where it is "
-                       "built, given its source and read in one function")
+            raise Left(READ_BY_PROGRAM)
         if not dygraph and (_literal(call, "return_list", False) is not False or
                             _literal(call, "drop_last", True) is not True):
             raise Left("a static-graph loader with return_list=True or drop_last=False")

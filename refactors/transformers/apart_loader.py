@@ -32,7 +32,7 @@ from typing import Callable, FrozenSet, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
-from refactors import call_args
+from refactors import call_args, loader_across
 from refactors.engine import Context, NeedsReview
 from refactors.scopes import Scope, descendants
 
@@ -209,8 +209,7 @@ def check_build(ctx: Context, call: cst.Call, dygraph: bool, value_of) -> None:
     if call_args.has_star(call):
         raise NeedsReview("a build of the loader is called with *args/**kwargs")
     if value_of(call, "iterable", True) is not True:
-        raise NeedsReview("iterable=False: a loader the program reads (start(), reset()) is rewritten only where it is "
-                          "built, given its source and read in one function")
+        raise NeedsReview(loader_across.READ_BY_PROGRAM)
     if not dygraph:
         if call_args.get(call, "feed_list") is None:
             raise NeedsReview("a static-graph build of the loader without feed_list")

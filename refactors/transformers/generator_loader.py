@@ -252,7 +252,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
             returned = _returned(ctx, site, node, loader, setters, dygraph)
             if returned is not None:
                 return returned
-            raise NeedsReview(_used_before(ctx, loader, stmt))
+            raise NeedsReview(_used_before(ctx, loader, stmt, iterable))
         between.append(stmt)
     if setter is None:
         setter_names = f"{loader}.{next(iter(setters))[:-len('sample_generator')]}*_generator(...)"
@@ -414,7 +414,11 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
             matched is not None and matched[0] is site.entry
 
     ctx.reads(site.scope.node, words=(loader,))  # (the nested definitions that may use it too)
-    found = apart_loader.plan(site.scope, loader, lambda stmt: setter_call(stmt, loader, setters), same_api)
+    try:
+        found = apart_loader.plan(site.scope, loader, lambda stmt: setter_call(stmt, loader, setters), same_api)
+    except NeedsReview:  # a build no plan takes says so first
+        apart_loader.check_build(ctx, site.call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
+        raise
     if found is None:
         return None
     for build in found.builds:
@@ -542,17 +546,19 @@ def _read_where_started(ctx: Context, node: cst.Call) -> str:
     return "" if iterable is True else f" with iterable={iterable!r}"
 
 
-def _used_before(ctx: Context, loader: str, stmt: cst.BaseStatement) -> str:
-    """Why a loader used before a setter in its block is left, naming the piece out of sight."""
+def _used_before(ctx: Context, loader: str, stmt: cst.BaseStatement, iterable: bool) -> str:
+    """Why a loader used before a setter in its block is left, naming the piece out of sight (a non-iterable
+    one: that no plan of the pieces apart takes it)."""
     returned = any(isinstance(n, cst.Return) and n.value is not None and loader in names_in(n.value)
                    for n in descendants(stmt))
-    functions = [s for s in ctx.statements if isinstance(s, cst.FunctionDef)]
-    if returned and functions:
-        function = functions[-1]
-        calls = callers.calls_of(ctx, function)
-        across = ctx.memo.get(("loader returned across modules", function.name.value))
-        if not calls and isinstance(across, NeedsReview):
-            return str(across)
+    function = next((s for s in reversed(ctx.statements) if isinstance(s, cst.FunctionDef)), None) if returned else None
+    calls = callers.calls_of(ctx, function) if function is not None else None
+    across = ctx.memo.get(("loader returned across modules", function.name.value)) if function is not None else None
+    if function is not None and not calls and isinstance(across, NeedsReview):
+        return str(across)
+    if not iterable:
+        return loader_across.READ_BY_PROGRAM
+    if function is not None:
         where = "is called in a way the file does not show" if calls is None else \
             "is called in no other place of this module (its callers are in other modules)" if not calls else \
             "returns it other than alone or as one element of every `return`'s tuple, or binds it twice"
