@@ -95,7 +95,7 @@ class {name}({paddle}.io.IterableDataset):
 '''
 
 
-def _statements_after(ctx: Context) -> List[cst.BaseStatement]:
+def statements_after(ctx: Context) -> List[cst.BaseStatement]:
     """The statements that run after the loader's statement: the rest of its block and, while that block
     is a `with`'s (which runs it once), the statements after the `with` in the block around it."""
     found: List[cst.BaseStatement] = []
@@ -131,7 +131,7 @@ def setter_call(stmt: cst.BaseStatement, loader: str, setters: Setters) -> Optio
     return None
 
 
-def _changes(stmt: cst.CSTNode, names: Set[str]) -> Optional[str]:
+def changes(stmt: cst.CSTNode, names: Set[str]) -> Optional[str]:
     """A name of `names` that `stmt` may rebind or change (bound, or the receiver of a method call or
     an item/attribute assignment), else None."""
     for node in descendants(stmt):
@@ -183,7 +183,7 @@ def _mode_dygraph(ctx: Context, site: Site, node: cst.Call) -> bool:
                       "1.8 loader this is (dygraph ones return lists, static ones feed dicts)")
 
 
-def _setter_args(setter: cst.Call, setters: Setters) -> Dict[str, cst.BaseExpression]:
+def setter_args(setter: cst.Call, setters: Setters) -> Dict[str, cst.BaseExpression]:
     """The setter's arguments by parameter name."""
     if call_args.has_star(setter):
         raise NeedsReview("the data source is set with *args/**kwargs")
@@ -231,7 +231,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     dygraph = _mode_dygraph(ctx, site, node)
     if dygraph and not iterable:
         raise NeedsReview("iterable=False in a dygraph guard, which 1.8 did not support")
-    after = _statements_after(ctx)
+    after = statements_after(ctx)
     planned = _planned_apart(ctx, site, loader, setters, dygraph)
     if isinstance(planned, apart_loader.Plan) and not (
             len(planned.builds) == 1 and len(planned.setters) == 1 and any(s is planned.setters[0][0] for s in after)):
@@ -277,10 +277,10 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     if double_buffer is not None:
         kept["use_buffer_reader"] = double_buffer.value
     read = set().union(*map(names_in, kept.values()))
-    changed = next((name for name in (_changes(stmt, read) for stmt in between) if name is not None), None)
+    changed = next((name for name in (changes(stmt, read) for stmt in between) if name is not None), None)
     if changed is not None:
         raise NeedsReview(f"`{changed}` may change between the loader and its data source")
-    source = _setter_args(setter, setters)
+    source = setter_args(setter, setters)
     if kind == "set_sample_generator" and "batch_size" not in source:
         raise NeedsReview(f"{method} without batch_size")
     if not dygraph and iterable and "places" not in source:
@@ -299,14 +299,14 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
             feeds = ctx.fresh_name(site.scope, f"{loader}_feed_list")
             kept["feed_list"] = cst.Name(feeds)
             feeder = data_feeder.numpy_feeder(ctx, site, cst.Name(feeds))
-    return _rewrite(ctx, site, statement, loader, (method, setters), kept, setter_statement,  # type: ignore
-                    feeder, node, loops, feeds)
+    return rewrite_loader(ctx, site, statement, loader, (method, setters), kept, setter_statement,  # type: ignore
+                          feeder, node, loops, feeds)
 
 
-def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loader: str,
-             setter_kind: Tuple[str, Setters], kept: Dict[str, cst.BaseExpression], setter: cst.SimpleStatementLine,
-             feeder: Optional[cst.Call], call: cst.Call, loops: Sequence[reading_loop.ReadingLoop],
-             feeds: Optional[str] = None) -> cst.BaseExpression:
+def rewrite_loader(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loader: str,
+                   setter_kind: Tuple[str, Setters], kept: Dict[str, cst.BaseExpression],
+                   setter: cst.SimpleStatementLine, feeder: Optional[cst.Call], call: cst.Call,
+                   loops: Sequence[reading_loop.ReadingLoop], feeds: Optional[str] = None) -> cst.BaseExpression:
     """The `from_generator` statement goes (its comments move to the new one), the setter's becomes
     `loader = paddle.io.DataLoader(...)`, built from what the pass made of both (`feeder` stacks the
     samples of a static-graph loader); the `loops` that read a non-iterable one iterate it. With `feeds`,
@@ -326,7 +326,7 @@ def _rewrite(ctx: Context, site: Site, statement: cst.SimpleStatementLine, loade
         return cst.FlattenSentinel([])
 
     def build(updated: cst.CSTNode) -> cst.CSTNode:
-        source = _setter_args(updated.body[0].value, setters)  # type: ignore[attr-defined]
+        source = setter_args(updated.body[0].value, setters)  # type: ignore[attr-defined]
         arguments = dict(kept)
         if "places" in source:
             arguments["places"] = source["places"]
@@ -440,7 +440,7 @@ def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, 
         if id(statement) in ctx.left:
             raise NeedsReview("its data source is set above the function that builds it, where the rewrite has gone "
                               "past")
-        source = _setter_args(setter, setters)
+        source = setter_args(setter, setters)
         method = setter.func.attr.value  # type: ignore[attr-defined]
         kind = setters[method][0]
         if not dygraph and kind != "set_batch_generator":
@@ -469,7 +469,7 @@ def make_at_setters(ctx: Context, site: Site, loader: str, found: Sequence[Tuple
 
     def build(updated: cst.CSTNode) -> cst.CSTNode:
         call = updated.body[0].value  # type: ignore[attr-defined]
-        source = _setter_args(call, setters)
+        source = setter_args(call, setters)
         kind = setters[call.func.attr.value][0]
         try:
             name = dataset or module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)

@@ -67,7 +67,7 @@ def py_reader_layer(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpress
         raise NeedsReview(_unnamed(statement))
     reader = bound[0]
     ctx.reads(site.scope.node, words=(reader,))
-    read = _read_file(ctx, generator_loader._statements_after(ctx), reader)
+    read = _read_file(ctx, generator_loader.statements_after(ctx), reader)
     if read is None:
         raise NeedsReview(_returned(site, reader) or f"no `... = fluid.layers.read_file({reader})` follows in sight, "
                                                      f"so the variables it reads into are not known")
@@ -120,7 +120,7 @@ def _convert(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStat
         raise NeedsReview(f"`{changed}` may change between the read_file and the reader's data source")
     loops = reading_loop.reading_loops(ctx, site, reader, setter_statement)
     _only_uses(site, reader, 3 + 2 * len(loops))
-    generator_loader._setter_args(setter, SETTERS)  # (NeedsReview on arguments 1.8 did not take)
+    generator_loader.setter_args(setter, SETTERS)  # (NeedsReview on arguments 1.8 did not take)
     feeder = None
     if kind == "set_sample_list_generator":
         if not all(_batch_first(shape) for shape in shapes):
@@ -138,8 +138,8 @@ def _convert(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStat
 
     ctx.replace(read, data)
     ctx.memo[(_OUTCOME, id(read.body[0].value))] = (reader,)  # type: ignore[attr-defined]
-    return generator_loader._rewrite(ctx, site, statement, reader, (method, SETTERS), kept, setter_statement,
-                                     feeder, node, loops)
+    return generator_loader.rewrite_loader(ctx, site, statement, reader, (method, SETTERS), kept, setter_statement,
+                                          feeder, node, loops)
 
 
 def _read_file(ctx: Context, after: Sequence[cst.BaseStatement], reader: str) -> Optional[Tuple[
@@ -220,7 +220,7 @@ def _batch_first(shape: cst.BaseExpression) -> bool:
 
 def _changed(nodes: Sequence[cst.CSTNode], names: Set[str]) -> Optional[str]:
     """A name of `names` that one of `nodes` (statements, `with` items) may rebind or change."""
-    return next((name for name in (generator_loader._changes(n, names) for n in nodes) if name), None)
+    return next((name for name in (generator_loader.changes(n, names) for n in nodes) if name), None)
 
 
 def _setter(site: Site, later: Sequence[cst.BaseStatement], reader: str) -> Tuple[
