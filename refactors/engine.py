@@ -291,6 +291,19 @@ class Context:
         self.before.setdefault(id(statement), []).extend(before)
         self.after.setdefault(id(statement), []).extend(after)
 
+    def planned(self, key: object, make: Callable[[], object]) -> object:
+        """`make()`, made once per module for `key` and kept; when it raised NeedsReview, the same reason is
+        raised again at each later ask (a plan shared by several use sites fails for all of them)."""
+        if key not in self.memo:
+            try:
+                self.memo[key] = make()
+            except NeedsReview as why:
+                self.memo[key] = why
+        found = self.memo[key]
+        if isinstance(found, NeedsReview):
+            raise NeedsReview(str(found))
+        return found
+
     def fresh_name(self, scope: Scope, base: str, everywhere: bool = False) -> str:
         """A name not bound in `scope` or any enclosing scope (`everywhere`: in no scope of the module, for
         a module-level definition that calls in any function read), nor introduced by this upgrade before."""

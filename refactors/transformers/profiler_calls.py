@@ -123,16 +123,7 @@ def _reset_in_block(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, pro
 
 def _plan(ctx: Context, site: Site) -> _Plan:
     """The scope's plan, made at its first call (which binds `prof = None`), or the reason there is none."""
-    key = ("profiler calls", id(site.scope.node))
-    if key not in ctx.memo:
-        try:
-            ctx.memo[key] = _make_plan(ctx, site)
-        except NeedsReview as why:
-            ctx.memo[key] = why
-    plan = ctx.memo[key]
-    if isinstance(plan, NeedsReview):
-        raise NeedsReview(str(plan))
-    return plan  # type: ignore[return-value]
+    return ctx.planned(("profiler calls", id(site.scope.node)), lambda: _make_plan(ctx, site))  # type: ignore
 
 
 def _make_plan(ctx: Context, site: Site) -> _Plan:

@@ -44,16 +44,7 @@ RESET, BLOCK, CUDA_BLOCK = (_FAMILY + n for n in ("reset_profiler", "profiler", 
 def plan(ctx: Context, scope: Scope, references: List[Tuple[Reference, str]]) -> str:
     """The function's new parameter, made once with the Profilers its calls pass it; NeedsReview with the
     reason when the module does not show all of it."""
-    key = ("profiler passed", id(scope.node))
-    if key not in ctx.memo:
-        try:
-            ctx.memo[key] = _make(ctx, scope, references)
-        except NeedsReview as why:
-            ctx.memo[key] = why
-    found = ctx.memo[key]
-    if isinstance(found, NeedsReview):
-        raise NeedsReview(str(found))
-    return found  # type: ignore[return-value]
+    return ctx.planned(("profiler passed", id(scope.node)), lambda: _make(ctx, scope, references))  # type: ignore
 
 
 def _make(ctx: Context, scope: Scope, references: List[Tuple[Reference, str]]) -> str:
