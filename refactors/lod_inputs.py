@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
 from api_mapping.namespaces import DATA_VARIABLES
-from refactors import cpython
+from refactors import tree_index
 from refactors.engine import Context
 from refactors.target_signatures import target_params
 from refactors.tree_index import file_stat
@@ -128,13 +128,10 @@ def _calls(tree: ast.AST) -> Tuple[_Call, ...]:
 def _module_calls(path: str, mtime_ns: int, size: int) -> Optional[Tuple[Tuple[_Call, ...], Dict[str, str]]]:
     """The data calls of another module of the tree and what its absolute imports bind (name -> module or
     member, qualified); None where it is not read."""
-    try:
-        with open(path, "rb") as fh:
-            tree = cpython.parse_either(fh.read().decode("utf-8", "replace"))
-    except OSError:
+    read = tree_index.either_tree(path, mtime_ns, size)
+    if read is None:
         return None
-    if tree is None:
-        return None
+    tree = read[0]
     imports: Dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

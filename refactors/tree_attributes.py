@@ -15,10 +15,9 @@ does not see a class rebound at run time); the module being upgraded is checked 
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
 from typing import List, Optional, Tuple
 
-from refactors import cpython, tree_index
+from refactors import tree_index
 from refactors.tree_index import TreeIndex, dotted_name, file_stat
 
 _Made = Optional[Tuple[str, ...]]  # the qualified names of the callables that made every value, or None
@@ -37,7 +36,8 @@ def _made_in_tree(index: TreeIndex, imported: Tuple[str, Optional[str], int, str
         return None
     path, name = located
     stat = file_stat(path)
-    tree = _parse(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+    read = tree_index.either_tree(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+    tree = read[0] if read is not None else None
     module = index.module_at(path)
     if tree is None or module is None:
         return None
@@ -54,15 +54,6 @@ def _made_in_tree(index: TreeIndex, imported: Tuple[str, Optional[str], int, str
                 return None
             found += made
     return tuple(sorted(set(found))) if found else None
-
-
-@lru_cache(maxsize=256)
-def _parse(path: str, mtime_ns: int, size: int) -> Optional[ast.Module]:
-    try:
-        with open(path, "rb") as fh:
-            return cpython.parse_either(fh.read().decode("utf-8", "replace"))
-    except OSError:
-        return None
 
 
 def _self_name(method: ast.AST) -> Optional[str]:

@@ -228,16 +228,25 @@ class TreeIndex:
         return None
 
 
-@lru_cache(maxsize=4096)
-def _imports(path: str, mtime_ns: int, size: int) -> Optional[Tuple[Tuple[Tuple[str, Optional[str]], ...], str]]:
-    """`_imports_in` of the module at `path` and its SHA-256; None where it is not read."""
+@lru_cache(maxsize=256)
+def either_tree(path: str, mtime_ns: int, size: int) -> Optional[Tuple[ast.Module, str]]:
+    """CPython's parse of the module at `path` (through the Python 2 pre-pass where a plain parse fails,
+    `cpython.parse_either`) and its SHA-256, read once while the file is unchanged (the summaries the
+    tree's readers keep are made from it); None where it is not read."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError:
         return None
     tree = cpython.parse_either(data.decode("utf-8", "replace"))
-    return (_imports_in(tree), hashlib.sha256(data).hexdigest()) if tree is not None else None
+    return (tree, hashlib.sha256(data).hexdigest()) if tree is not None else None
+
+
+@lru_cache(maxsize=4096)
+def _imports(path: str, mtime_ns: int, size: int) -> Optional[Tuple[Tuple[Tuple[str, Optional[str]], ...], str]]:
+    """`_imports_in` of the module at `path` and its SHA-256; None where it is not read."""
+    read = either_tree(path, mtime_ns, size)
+    return (_imports_in(read[0]), read[1]) if read is not None else None
 
 
 def _imports_in(tree: ast.Module) -> Tuple[Tuple[str, Optional[str]], ...]:
