@@ -308,25 +308,19 @@ def imported_class(ctx, chain: str, scope) -> Optional[str]:
     """What (`classifier`) the class that `chain` (`Net`, `nets.CNN`), read in `scope` of the module
     being upgraded (a `refactors.engine.Context`), names: a class another module of the tree defines,
     imported once by the statement that binds the chain's first name."""
-    imported = _imported(ctx, chain, scope)
+    imported = imported_as(ctx, chain, scope)
     return ctx.other_modules.imported_class(*imported) if imported is not None else None
 
 
 def plain_class(ctx, chain: str, scope) -> bool:
     """Whether `chain`, read so, names a class another module of the tree defines on `object` alone."""
-    imported = _imported(ctx, chain, scope)
+    imported = imported_as(ctx, chain, scope)
     return imported is not None and ctx.other_modules.plain_class(*imported)
 
 
 def imported_as(ctx, chain: str, scope) -> Optional[Tuple[str, Optional[str], int, str]]:
-    """How the module being upgraded imports the class `chain` names, read in `scope`: (module, member,
-    level, name), as the TreeIndex methods take it; None when not by one import of the module."""
-    return _imported(ctx, chain, scope)
-
-
-def _imported(ctx, chain: str, scope) -> Optional[Tuple[str, Optional[str], int, str]]:
-    """(module, member, level, name) for `TreeIndex.imported_class`: how the module being upgraded imports
-    the class `chain` names."""
+    """(module, member, level, name), as the TreeIndex methods take it: how the module being upgraded
+    imports the class `chain` names, read in `scope`; None when not by one import of the module."""
     import libcst as cst
 
     from refactors.local_values import binding_statements

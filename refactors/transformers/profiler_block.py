@@ -55,7 +55,7 @@ def profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
         raise NeedsReview(f"sorted_key={key!r}: 2.x sorts the summary by times only")
     if emit.value_of(ctx, node, "tracer_option", "Default") != "Default":
         raise NeedsReview("tracer_option: 2.x records every operator detail by default; drop it by hand")
-    prof = _profiler_name(ctx, site, stmt)
+    prof = block_name(ctx, stmt, site.scope)
     path = call_args.get(node, "profile_path")
     profiler = new_profiler(ctx, site, TARGETS[state], path.value if path is not None else None)
     return _profiler_with(ctx, site, stmt, prof, profiler, summary_args(ctx, site, key))
@@ -73,7 +73,7 @@ def cuda_profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExp
     output = call_args.get(node, "output_file")
     if output is None:
         raise NeedsReview("`output_file` is missing")
-    prof = _profiler_name(ctx, site, stmt)
+    prof = block_name(ctx, stmt, site.scope)
     return _profiler_with(ctx, site, stmt, prof, new_profiler(ctx, site, ("GPU",), output.value), summary=None)
 
 
@@ -141,10 +141,6 @@ def _profiler_with(ctx: Context, site: Site, stmt: cst.With, prof: str, profiler
     report_warning(ctx, site)
     ctx.report_newer(site, "paddle.profiler.Profiler")
     return emit.converted(site, profiler)
-
-
-def _profiler_name(ctx: Context, site: Site, stmt: cst.With) -> str:
-    return block_name(ctx, stmt, site.scope)
 
 
 def block_name(ctx: Context, stmt: cst.With, scope: Scope) -> str:
