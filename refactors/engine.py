@@ -111,7 +111,15 @@ class Context:
     memo: Dict[object, object] = field(default_factory=dict)  # what a transformer learnt about this module
     shim: bool = True  # legacy uses left run through runtime_shim (coexistence); False: pure 2.x text
     site: Optional[Site] = None  # the call site whose hooks are running (the names its arguments read)
-    other_modules: Optional[TreeIndex] = None  # the classes the tree's other modules define (None: no path known)
+    tree_index: Optional[TreeIndex] = None  # the tree's other modules (None: no path known); ask `other_modules`
+
+    @property
+    def other_modules(self) -> Optional[TreeIndex]:
+        """What the tree's other modules define. Asking marks the result as depending on the tree, so the
+        content cache keeps it only while the tree is as it was (a module added may change it)."""
+        if self.tree_index is not None:
+            self.tree_index.consulted = True
+        return self.tree_index
 
     def finish(self, site: Site, node: Optional[cst.CSTNode] = None) -> None:
         """Record the site's outcome once: converted, or left with its reason. A use left as it was is
@@ -740,6 +748,7 @@ class Outcome:
     sites: List[Site]
     reproduces: Optional[bool] = None  # None when the module was returned untouched
     reads: Dict[str, str] = field(default_factory=dict)  # other modules of the tree consulted -> SHA-256
+    # (and tree_index.TREE where the tree was consulted at all)
 
 
 def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_members, way: Plain,
@@ -754,7 +763,7 @@ def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_memb
     resolver.unparsed = way.provide_binding if way.partial else None
     others = TreeIndex(origin, tree_index.classifier(table)) if origin else None
     ctx = Context(table=table, module=module, resolver=resolver,
-                  enabled=tuple(getattr(s, "NAME") for s in steps), way=way, shim=shim, other_modules=others)
+                  enabled=tuple(getattr(s, "NAME") for s in steps), way=way, shim=shim, tree_index=others)
     upgrader = None
     try:
         upgrader = Upgrader(ctx, steps)
@@ -763,4 +772,7 @@ def run(module: cst.Module, table: Table, steps: Sequence[ModuleType], star_memb
         raise
     except Exception as exc:
         raise InternalError(upgrader.line if upgrader is not None else 1, exc) from exc
-    return Outcome(new, ctx.findings, ctx.sites, upgrader.reproduces, dict(others.reads) if others else {})
+    reads = dict(others.reads) if others is not None else {}
+    if others is not None and others.consulted:
+        reads[tree_index.TREE] = ""  # the cache records the tree's digest (runner)
+    return Outcome(new, ctx.findings, ctx.sites, upgrader.reproduces, reads)

@@ -77,9 +77,11 @@ def _find(ctx: Context) -> Optional[str]:
         return "a data variable of the module, which CPython does not parse,"
     scope = ctx.resolver.module_scope
     found = _first(ctx, _calls(tree), lambda chain: ctx.resolver.qualname(chain, scope))
-    others = ctx.other_modules
-    if found is not None or others is None:  # (no path: no module of the tree to read)
+    if found is not None:
         return found
+    others = ctx.other_modules
+    if others is None:  # (no path: no module of the tree to read)
+        return None
     here = os.path.dirname(os.path.abspath(others.origin))
     paths = others.imported_modules(tree)
     for path in paths if paths is not None else [""]:  # ("": where they are not all known)

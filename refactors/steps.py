@@ -75,6 +75,7 @@ class Result:
     way: str = "plain"  # the way that made it (refactors.fast)
     fast_failure: str = ""  # when the fast way failed and the plain way ran: the fast way's traceback
     reads: Dict[str, str] = field(default_factory=dict)  # other modules of the tree consulted -> SHA-256
+    # (and tree_index.TREE where the tree was consulted at all)
 
     @property
     def legacy_sites(self) -> int:

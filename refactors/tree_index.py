@@ -9,7 +9,9 @@ m.py` importing `pkg.base` runs with the directory holding `pkg/` on `sys.path`)
 `sys.path` entry set at run time) leaves the class unknown. Each module is read with CPython's
 parser once per process (keyed by path, size and modification time), so each worker of a parallel
 run reads what it needs itself. The modules read are recorded with their SHA-256 (`reads`): a result
-that depends on them is valid only while they are unchanged (the content cache checks them).
+that depends on them is valid only while they are unchanged (the content cache checks them). A result
+may also depend on what the tree lacks (a module not found, no other module naming a function): one
+that consulted the tree at all (`TreeIndex.consulted`) is valid only while `tree_digest` is unchanged.
 """
 from __future__ import annotations
 
@@ -94,6 +96,7 @@ class TreeIndex:
     origin: str
     classify: Callable[[str], Optional[str]]
     reads: Dict[str, str] = field(default_factory=dict)  # path of each module consulted -> its SHA-256
+    consulted: bool = False  # set by engine.Context.other_modules whenever a refactor asks for the tree
 
     def imported_class(self, module: str, member: Optional[str], level: int, name: str) -> Optional[str]:
         """What (`classifier`) class `name` of the module the origin imports as `from <level dots><module>
@@ -275,6 +278,37 @@ def above_packages(directory: str) -> str:
     while os.path.isfile(os.path.join(directory, "__init__.py")) and os.path.dirname(directory) != directory:
         directory = os.path.dirname(directory)
     return directory
+
+
+# The key of `reads` that stands for the whole tree (no path has this name): the result consulted it.
+TREE = "<tree>"
+_SKIPPED_DIRS = frozenset({"__pycache__", "site-packages", "dist-packages"})
+
+
+def tree_digest(origin: str) -> str:
+    """A SHA-256 of every `.py` file (relative path and bytes) under the directory above the packages
+    `origin` is in, where `_path` looks for modules: adding, removing or changing one changes it."""
+    root = above_packages(os.path.dirname(os.path.abspath(origin)))
+    digest = hashlib.sha256()
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        for name in sorted(files):
+            path = os.path.join(directory, name)
+            stat = file_stat(path) if name.endswith(".py") else None
+            if stat is not None:
+                digest.update(f"{os.path.relpath(path, root)}\0{_file_sha(path, stat.st_mtime_ns, stat.st_size)}\0"
+                              .encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=8192)
+def _file_sha(path: str, mtime_ns: int, size: int) -> str:
+    """The SHA-256 of a file's bytes, hashed once while it is unchanged ("" where it cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return ""
 
 
 _CLASSIFIERS: Dict[int, Callable[[str], Optional[str]]] = {}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import refactors
+from refactors import tree_index
 from upgrade_tool import runner
 from upgrade_tool.discovery import PYTHON, Job
 
@@ -153,3 +154,28 @@ def test_the_cache_misses_when_a_module_read_changed(tree: Path, monkeypatch) ->
     (tree / "network.py").write_text(NETWORK.replace("class Net(fluid.dygraph.Layer)", "class Net(object)"))
     again = runner.process(job, options)
     assert b"TODO(paddle-upgrade)" in again.new_data and b"paddle.save(obj" not in again.new_data
+
+
+def test_the_cache_misses_when_a_module_it_looked_for_is_added(tree: Path, monkeypatch) -> None:
+    script = tree / "train.py"
+    script.write_text(_save("from layers_here import Net", "Net()"))  # no such module yet
+    options = runner.Options(cache_dir=str(tree / "cache"))
+    job = Job(str(script), script.name, script.name, PYTHON)
+    first = runner.process(job, options)
+    assert b"TODO(paddle-upgrade)" in first.new_data and not first.reads.keys() - {tree_index.TREE}
+    assert runner.process(job, options).new_data == first.new_data  # a hit
+    (tree / "layers_here.py").write_text(NETWORK)
+    again = runner.process(job, options)
+    assert b"paddle.save(obj.state_dict(), path + '.pdparams')" in again.new_data
+
+
+def test_a_result_that_never_asked_for_the_tree_survives_a_change_in_it(tree: Path, monkeypatch) -> None:
+    script = tree / "plain.py"
+    script.write_text("import paddle.fluid as fluid\ny = fluid.layers.relu(x)\n")
+    options = runner.Options(cache_dir=str(tree / "cache"))
+    job = Job(str(script), script.name, script.name, PYTHON)
+    first = runner.process(job, options)
+    assert b"paddle.nn.functional.relu" in first.new_data and not first.reads
+    (tree / "added.py").write_text("x = 1\n")
+    monkeypatch.setattr(runner, "_upgrade", lambda *a: pytest.fail("upgraded again"))
+    assert runner.process(job, options).new_data == first.new_data

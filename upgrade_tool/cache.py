@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-FORMAT = "1"
+FORMAT = "2"  # 2: an entry records the tree digest of a result that consulted the tree
 _PACKAGES = ("api_mapping", "refactors", "upgrade_tool")
 
 

@@ -53,6 +53,7 @@ class TextOutcome:
     python2_fixers: Optional[Tuple[str, ...]] = None  # set when the Python 2 pre-pass was needed
     fast_failure: str = ""  # the fast way failed and the plain way upgraded the text: its traceback
     reads: Dict[str, str] = field(default_factory=dict)  # other modules of the tree consulted -> SHA-256
+    # (and tree_index.TREE where the tree was consulted at all)
 
 
 def syntax_error(text: str) -> Optional[SyntaxError]:

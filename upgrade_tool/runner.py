@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from refactors import findings as F
+from refactors import tree_index
 from refactors.findings import Finding
 from upgrade_tool import diff as diffs
 from upgrade_tool import cache, notebook, source_io
@@ -154,7 +155,10 @@ def _upgrade(job: Job, data: bytes, options: Options) -> FileResult:
 
 
 def _unchanged_reads(entry: Dict[str, Any], job: Job) -> bool:
-    """The other modules a cached result read (relative to the file's directory) are as they were."""
+    """The other modules a cached result read (relative to the file's directory) are as they were, and
+    so is the whole tree where the result consulted it (a module added there may change it)."""
+    if entry.get("tree") and entry["tree"] != tree_index.tree_digest(job.path):
+        return False
     here = os.path.dirname(job.path)
     for relative, digest in entry.get("reads", {}).items():
         try:
@@ -177,7 +181,10 @@ def _to_entry(result: FileResult) -> Dict[str, Any]:
         "python2_fixers": result.python2_fixers,
         "hashed": bool(result.old_sha256),  # failures carry no hash of the bytes
         "reads": {os.path.relpath(path, os.path.dirname(result.job.path)): digest
-                  for path, digest in result.reads.items()} if result.job is not None else {},
+                  for path, digest in result.reads.items() if path != tree_index.TREE}
+        if result.job is not None else {},
+        "tree": tree_index.tree_digest(result.job.path)
+        if result.job is not None and tree_index.TREE in result.reads else "",
     }
 
 

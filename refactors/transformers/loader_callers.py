@@ -29,7 +29,7 @@ _SETTER_WORDS = re.compile(r"\.(?:%s)\b" % "|".join(loader_across.SETTERS))
 
 def plan(ctx: Context) -> None:
     """Before the pass: the setters of loaders that functions of other modules of the tree return."""
-    if ctx.other_modules is None or not _SETTER_WORDS.search(ctx.source):
+    if not _SETTER_WORDS.search(ctx.source) or ctx.other_modules is None:
         return
     origin = os.path.abspath(ctx.other_modules.origin)
     tree = ctx.python_tree()
