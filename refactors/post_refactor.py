@@ -13,11 +13,13 @@ legacy uses the upgrade left run beside the converted code (coexistence, see `--
 """
 from __future__ import annotations
 
+import ast
 from typing import List, Sequence, Set
 
 import libcst as cst
 
 from api_mapping.modes import COEXIST, LEGACY_STATIC_ON, STATIC_ON
+from refactors import findings as F
 from refactors import kept_comments
 from refactors.engine import Context
 from refactors.refactor_import import before_paddle_imports, module as ensure_import_paddle
@@ -189,10 +191,29 @@ def _coexistence(ctx: Context, module: cst.Module) -> cst.Module:
     return module
 
 
+def _report_dead_v2(ctx: Context, dead: List[ImportBinding]) -> None:
+    """One finding per import line of paddle.v2 the tidier drops, naming what it bound."""
+    names = {b.name for b in dead}
+    tree = ctx.python_tree()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            module = f"{node.module}." if isinstance(node, ast.ImportFrom) and node.module and not node.level else ""
+            bound = sorted({a.asname or a.name.split(".")[0] for a in node.names
+                            if f"{module}{a.name}".startswith("paddle.v2") and (a.asname or a.name) in names})
+            if bound:
+                ctx.report(None, F.CONVERTED, "info", f"removed the import of paddle.v2 ({', '.join(bound)}: used "
+                           f"nowhere): Paddle 1.0 removed that API, so this line failed on 1.8.5 "
+                           f"(ModuleNotFoundError)", True, line=node.lineno, col=node.col_offset + 1, api="paddle.v2")
+
+
 def module(ctx: Context, node: cst.Module) -> cst.Module:
     if ctx.static_graph:
         node = _enable_static(ctx, node)
     dead = [b for b in ctx.resolver.imports if b.left == 0 and _legacy_alias(b)]
+    dead_v2 = [b for b in ctx.resolver.imports if b.dead_v2]
+    if dead_v2:
+        _report_dead_v2(ctx, dead_v2)
+        dead += dead_v2
     # A star import binds many names: it goes only when none of them is still used.
     alive_stars = {id(b.statement) for b in ctx.resolver.imports if b.alias is None and b.left}
     dead = [b for b in dead if not (b.alias is None and id(b.statement) in alive_stars)]

@@ -47,6 +47,14 @@ class ImportBinding:
     module_level: bool
     uses: int = 0  # references resolved to this binding
     left: int = 0  # of those, legacy references the upgrade left as they were
+    referenced: bool = False  # a reference of the module may mean it (known before the pass, unlike `uses`)
+
+    @property
+    def dead_v2(self) -> bool:
+        """An import of paddle.v2 that nothing uses. Paddle 1.0 removed the v2 API, so the line itself fails
+        on 1.8.5 (ModuleNotFoundError) as on 2.x: the upgrade drops it (post_refactor)."""
+        return not self.referenced and self.alias is not None and \
+            (self.qualname == "paddle.v2" or self.qualname.startswith("paddle.v2."))
 
 
 @dataclass(eq=False)
@@ -427,12 +435,13 @@ class Analysis:
         bindings = self.lookup(ROOT, scope)
         if bindings is None:
             return True  # bound by the `import paddle` the upgrade makes sure of at module level
-        return all(b is not None and b.qualname == ROOT for b in bindings)
+        return all(b is not None and (b.qualname == ROOT or b.dead_v2) for b in bindings)
 
     def paddle_is_v2(self, scope: Scope) -> Optional[str]:
         """When `paddle` is `paddle.v2` in `scope` (`import paddle.v2 as paddle`), the reason to report."""
         bindings = self.lookup(ROOT, scope) or []
-        if any(b is not None and (b.qualname == "paddle.v2" or b.qualname.startswith("paddle.v2.")) for b in bindings):
+        if any(b is not None and not b.dead_v2 and (b.qualname == "paddle.v2" or b.qualname.startswith("paddle.v2."))
+               for b in bindings):
             # Paddle 1.0 removed the v2 API: 1.8.5 raises ModuleNotFoundError on `import paddle.v2`.
             return ("`paddle` is bound to paddle.v2 here, a module Paddle 1.8.5 no longer has: this file fails on "
                     "1.8.5 too; drop that import")
@@ -459,6 +468,8 @@ def analyse(module: cst.Module, star_members: Callable[[str], Sequence[str]],
         ref.bindings = [b for b in found if b is not None]
         if not ref.bindings:
             continue
+        for binding in ref.bindings:
+            binding.referenced = True
         ref.mixed = len(ref.bindings) != len(found)
         result.references[id(ref.node)] = ref
         result.make_hot(ref.node)
