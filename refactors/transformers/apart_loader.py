@@ -61,6 +61,7 @@ class _Flow:
     loader: str
     setter_of: Callable[[cst.CSTNode], Optional[cst.Call]]
     is_build: Callable[[cst.Assign], bool]
+    allowed: FrozenSet[int] = frozenset()  # ids of attribute uses (`loader.start`) another check takes care of
     builds: List[cst.SimpleStatementLine] = field(default_factory=list)
     setters: List[Tuple[cst.SimpleStatementLine, cst.Call]] = field(default_factory=list)
 
@@ -133,7 +134,7 @@ class _Flow:
         if not uses:
             return
         for node in uses:
-            if isinstance(node, cst.Attribute):
+            if isinstance(node, cst.Attribute) and id(node) not in self.allowed:
                 raise NeedsReview(f"`{self.loader}.{node.attr.value}` is used, which paddle.io.DataLoader does not "
                                   f"have")
         if BUILT in states:
@@ -188,13 +189,14 @@ def _bound(target: cst.CSTNode) -> List[str]:
 
 
 def plan(scope: Scope, loader: str, setter_of: Callable[[cst.CSTNode], Optional[cst.Call]],
-         is_build: Callable[[cst.Assign], bool]) -> Optional[Plan]:
+         is_build: Callable[[cst.Assign], bool], allowed: FrozenSet[int] = frozenset()) -> Optional[Plan]:
     """The builds (assignments `is_build` accepts) and setters of `loader` in `scope` when every path from
     a build to a use of the name sets the source once; None when the name is bound otherwise or nothing
-    sets it (the caller gives its own reason); NeedsReview where a path breaks the rule."""
+    sets it (the caller gives its own reason); NeedsReview where a path breaks the rule. The attribute
+    uses `allowed` (ids) are read as the name is."""
     if scope.is_class or loader in scope.globals or loader in scope.nonlocals:
         return None
-    flow = _Flow(loader, setter_of, is_build)
+    flow = _Flow(loader, setter_of, is_build, allowed)
     try:
         flow.block(scope.node.body, frozenset([UNBOUND]), False)
     except _OtherShape:
@@ -204,11 +206,12 @@ def plan(scope: Scope, loader: str, setter_of: Callable[[cst.CSTNode], Optional[
     return Plan(flow.builds, flow.setters)
 
 
-def check_build(ctx: Context, call: cst.Call, dygraph: bool, value_of) -> None:
-    """NeedsReview unless the build `call` is one the rewrite keeps the meaning of (as generator_loader's)."""
+def check_build(ctx: Context, call: cst.Call, dygraph: bool, value_of, iterable: bool = True) -> None:
+    """NeedsReview unless the build `call` is one the rewrite keeps the meaning of (as generator_loader's);
+    `iterable=False` where the plan also rewrites the loops that read it (loader_readers)."""
     if call_args.has_star(call):
         raise NeedsReview("a build of the loader is called with *args/**kwargs")
-    if value_of(call, "iterable", True) is not True:
+    if value_of(call, "iterable", True) is not iterable:
         raise NeedsReview(loader_across.READ_BY_PROGRAM)
     if not dygraph:
         if call_args.get(call, "feed_list") is None:

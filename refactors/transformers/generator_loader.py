@@ -64,8 +64,8 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, bound_once, names_in, statements
 from refactors.scopes import descendants
-from refactors.transformers import (SCOPE, apart_loader, callers, data_feeder, emit, module_definitions, reading_loop,
-                                   register)
+from refactors.transformers import (SCOPE, apart_loader, callers, data_feeder, emit, loader_readers, module_definitions,
+                                   reading_loop, register)
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
@@ -434,7 +434,7 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
 
 
 def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, cst.Call]], setters: Setters,
-                   dygraph: bool) -> None:
+                   dygraph: bool, iterable: bool = True) -> None:
     """NeedsReview unless each setter of a loader built apart can make the 2.x loader from its constructor."""
     for statement, setter in found:
         if id(statement) in ctx.left:
@@ -452,7 +452,7 @@ def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, 
                                   f"source is set, and {reason}") from None
         if kind == "set_sample_generator" and "batch_size" not in source:
             raise NeedsReview(f"{method} without batch_size")
-        if not dygraph and "places" not in source:
+        if not dygraph and iterable and "places" not in source:
             raise NeedsReview("an iterable static-graph loader without places")
 
 
@@ -577,14 +577,18 @@ def _returned(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Se
         raise NeedsReview(str(found))
     if found is None:
         return None
+    plans, readers = found  # type: ignore[misc]
     new = _constructor(ctx, site, node, dygraph, "each caller sets its data source")
-    for caller, plan in found:  # type: ignore[attr-defined]
+    for caller, plan in plans:
         make_at_setters(ctx, site, caller, plan.setters, setters, static=not dygraph)
+    if readers is not None:
+        loader_readers.rewrite(ctx, readers)
     return new
 
 
-def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters,
-                   dygraph: bool) -> Optional[List[Tuple[str, apart_loader.Plan]]]:
+def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygraph: bool
+                   ) -> Optional[Tuple[List[Tuple[str, apart_loader.Plan]], Optional[loader_readers.Readers]]]:
+    """The callers' plans, and for a non-iterable loader the loops that read it (loader_readers)."""
     function = site.scope.node
     if not isinstance(function, cst.FunctionDef) or ctx.statements[:1] != [function] or \
             not bound_once(site.scope, loader):
@@ -594,10 +598,12 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters,
     calls = callers.calls_of(ctx, function) if index is not _NOT_RETURNED else None
     if not calls:
         return None
-    apart_loader.check_build(ctx, site.call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
+    iterable = emit.value_of(ctx, site.call, "iterable", True)  # (a bool: _loader checked it)
+    apart_loader.check_build(ctx, site.call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d), iterable)
     if any(arg.keyword is None for arg in site.call.args):  # type: ignore[union-attr]
         raise NeedsReview(f"the build of `{loader}` passes arguments by position")
     plans = []
+    readers = None if iterable else loader_readers.Readers()
     for call, scope in calls:
         if not dygraph and ctx.in_dygraph_guard(call):
             raise NeedsReview(f"`{function.name.value}` is called in a dygraph guard, where 1.8 made a dygraph loader")
@@ -618,15 +624,20 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters,
             raise NeedsReview("`paddle` is rebound where a caller sets the loader's data source")
         try:
             found = apart_loader.plan(scope, caller, lambda stmt, c=caller: setter_call(stmt, c, setters),
-                                      lambda assign, c=call: assign.value is c)
+                                      lambda assign, c=call: assign.value is c,
+                                      loader_readers.read_uses(scope, caller) if readers is not None else frozenset())
         except NeedsReview as reason:
             raise NeedsReview(f"where `{function.name.value}` is called, {reason}") from None
         if found is None:
             raise NeedsReview(f"`{caller}`, the loader `{function.name.value}` returns, is not given its data source "
                               f"before it is read where it is called")
-        _check_setters(ctx, site, found.setters, setters, dygraph)
+        _check_setters(ctx, site, found.setters, setters, dygraph, iterable)
+        if readers is not None:
+            loader_readers.add_caller(ctx, site, readers, scope, caller, found.setters[0][0])
         plans.append((caller, found))
-    return plans
+    if readers is not None:
+        loader_readers.check_passed(ctx, site, readers)
+    return plans, readers
 
 
 _NOT_RETURNED = object()

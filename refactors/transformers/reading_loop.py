@@ -58,17 +58,22 @@ def _method_call(stmt: cst.CSTNode, loader: str, method: str) -> Optional[cst.At
 
 
 def _plain_assignment(ctx: Context, stmt: cst.CSTNode) -> bool:
-    """`name = value`, where value is a literal or built of attribute chains and does not read the name."""
+    """`name = value` (or `a, b = value_a, value_b`), where each value is a literal or built of attribute
+    chains and does not read the names bound."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
         return False
     assign = stmt.body[0]
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+    target = assign.targets[0].target if len(assign.targets) == 1 else None
+    names = [target] if isinstance(target, cst.Name) else [e.value for e in target.elements] \
+        if isinstance(target, cst.Tuple) and isinstance(assign.value, cst.Tuple) and \
+        len(target.elements) == len(assign.value.elements) else []
+    if not names or not all(isinstance(name, cst.Name) for name in names):
         return False
-    value, name = assign.value, assign.targets[0].target.value
+    value = assign.value
     parts = [e.value for e in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
     if not all(emit.is_literal(ctx, part) or emit.pure(part) for part in parts):
         return False
-    return name not in names_in(value)
+    return not {name.value for name in names} & names_in(value)  # type: ignore[attr-defined]
 
 
 def _block_of(root: cst.CSTNode, stmt: cst.CSTNode) -> Sequence[cst.BaseStatement]:

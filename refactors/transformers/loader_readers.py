@@ -1,0 +1,150 @@
+"""Where the callers of a function that returns a non-iterable loader read it: their reading loops, and
+those of the module's functions they pass it to.
+
+    def create_model(args):                          def evaluate(exe, program, test_loader):
+        ...                                              test_loader.start()
+        loader = fluid.io.DataLoader.from_generator(     while True:
+            feed_list=[x, y], iterable=False)                try:
+        return loader, loss                                      exe.run(program, fetch_list=...)
+                                                             except fluid.core.EOFException:
+    test_loader, loss = create_model(args)                       test_loader.reset()
+    test_loader.set_batch_generator(reader)                      break
+    evaluate(exe, test_prog, test_loader)
+
+generator_loader makes the loader where each caller sets its source (as for an iterable one); every loop
+that reads it then becomes `for batch in loader:` with its run fed the batch (reading_loop's rule for what
+may stand in the loop; checked on 1.8.5 and 3.3.1: fixtures/legacy/returned_reading_loop_static.py).
+That holds only where every read is in sight: in a caller, besides its setter, the loader is started only
+by reading loops and otherwise only passed, as an argument, to plain functions of the module; in such a
+function the parameter is read only by reading loops, and every call of the function (none in another
+module of the tree) passes it a loader of the same plan. Anything else (`loader.queue.size()`, which 2.x
+has no counterpart of, a `reset()` apart from a loop, passing it elsewhere) leaves the loader, named.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from refactors import loader_across
+from refactors.engine import Context, NeedsReview, Site
+from refactors.scopes import Scope, descendants
+from refactors.tree_index import TreeIndex
+from refactors.transformers import callers, reading_loop
+
+_READ = ("start", "reset")  # what a reading loop calls on the loader
+
+
+@dataclass
+class Readers:
+    """The reading loops of one plan: in the callers' scopes and in the functions they pass the loader to."""
+
+    loops: List[Tuple[Site, str, List[reading_loop.ReadingLoop]]] = field(default_factory=list)
+    passed: Dict[int, Tuple[cst.FunctionDef, str, Set[Tuple[int, str]]]] = field(default_factory=dict)
+    loaders: Set[Tuple[int, str]] = field(default_factory=set)  # (id of scope node, name) of the plan's loaders
+
+
+def read_uses(scope: Scope, loader: str) -> FrozenSet[int]:
+    """The ids of `loader.start` and `loader.reset` in the scope's own code (what a reading loop may use)."""
+    return frozenset(id(n) for n in reading_loop.own_nodes(scope.node) if isinstance(n, cst.Attribute) and
+                     isinstance(n.value, cst.Name) and n.value.value == loader and n.attr.value in _READ)
+
+
+def add_caller(ctx: Context, site: Site, readers: Readers, scope: Scope, loader: str,
+               setter: cst.BaseStatement) -> None:
+    """The reads of `loader` in a caller's scope (after `setter`), added to `readers`; NeedsReview where one
+    is not in sight."""
+    here = dataclasses.replace(site, scope=scope)
+    uses = read_uses(scope, loader)
+    loops = reading_loop.reading_loops(ctx, here, loader, setter) if uses else []
+    _all_in_loops(loader, uses, loops)
+    readers.loops.append((here, loader, loops))
+    readers.loaders.add((id(scope.node), loader))
+    for node in reading_loop.own_nodes(scope.node):
+        if isinstance(node, cst.Call):
+            for arg in node.args:
+                if isinstance(arg.value, cst.Name) and arg.value.value == loader:
+                    _passed_to(ctx, scope, node, arg, loader, readers)
+
+
+def _all_in_loops(loader: str, uses: FrozenSet[int], loops: List[reading_loop.ReadingLoop]) -> None:
+    if uses - set().union(*(found.uses for found in loops)):
+        raise NeedsReview(f"`{loader}.reset()` is called apart from the loop that reads it")
+
+
+def _passed_to(ctx: Context, scope: Scope, call: cst.Call, arg: cst.Arg, loader: str, readers: Readers) -> None:
+    """Note the function of the module a caller passes the loader to, and the parameter it gets."""
+    function = callers.definition(ctx, scope, call.func.value) if isinstance(call.func, cst.Name) else None
+    if function is None or arg.star:
+        raise NeedsReview(f"`{loader}` is passed to `{ctx.code(call.func).strip()}`, which may start it out of sight")
+    params = [p for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+              if callers.passed(function, call, p.name.value) is arg.value]
+    if len(params) != 1:
+        raise NeedsReview(f"which parameter of `{function.name.value}` gets `{loader}` is not in sight")
+    _, name, _ = readers.passed.setdefault(id(function), (function, params[0].name.value, set()))
+    if name != params[0].name.value:
+        raise NeedsReview(f"`{function.name.value}` is given loaders for two of its parameters")
+
+
+def check_passed(ctx: Context, site: Site, readers: Readers) -> None:
+    """The reading loops of each function the loader is passed to, once every call of it is known to pass a
+    loader of the plan; NeedsReview otherwise."""
+    for function, param, _ in readers.passed.values():
+        scope = ctx.resolver.scopes.get(id(function))
+        calls = callers.calls_of(ctx, function)
+        if scope is None or calls is None:
+            raise NeedsReview(f"`{function.name.value}`, which reads the loader, may be called in a way the file "
+                              f"does not show")
+        ctx.reads(function, words=(param,))
+        for call, where in calls:
+            given = callers.passed(function, call, param)
+            if not (isinstance(given, cst.Name) and (id(where.node), given.value) in readers.loaders):
+                raise NeedsReview(f"`{function.name.value}` is also called with a `{param}` that is not a loader the "
+                                  f"rewrite makes, so its reading loop stays")
+        _named_elsewhere(ctx, function.name.value)
+        if len(scope.bindings.get(param, ())) != 1 or param in scope.globals or param in scope.nonlocals:
+            raise NeedsReview(f"`{param}` is rebound in `{function.name.value}`")
+        here = dataclasses.replace(site, scope=scope)
+        uses = read_uses(scope, param)
+        loops = reading_loop.reading_loops(ctx, here, param, function)
+        _all_in_loops(param, uses, loops)
+        if sum(isinstance(n, cst.Name) and n.value == param for n in descendants(function)) != 1 + len(uses):
+            raise NeedsReview(f"`{function.name.value}` uses `{param}` other than in the loops that read it")
+        readers.loops.append((here, param, loops))
+    for _, _, loops in readers.loops:
+        if any(id(found.start) in ctx.left or id(found.loop) in ctx.left for found in loops):
+            raise NeedsReview("a loop that reads the loader comes before the function that builds it, where the "
+                              "rewrite has gone past")
+
+
+def _named_elsewhere(ctx: Context, function: str) -> None:
+    """NeedsReview when another module of the tree imports this one and names the function (it may call it
+    with another loader)."""
+    if ctx.other_modules is None:
+        return
+    origin = os.path.abspath(ctx.other_modules.origin)
+    for path in loader_across.modules(origin):
+        digest = loader_across.text_naming(path, function)
+        module = loader_across.parsed(path) if digest is not None else None
+        if module is None:
+            continue
+        index = TreeIndex(path, lambda _: None)
+        imported = [(f"{s.module}.{a.name}" if s.module else a.name, s.level) for s in ast.walk(module)
+                    if isinstance(s, ast.ImportFrom) for a in s.names] + \
+            [(s.module or "", s.level) for s in ast.walk(module) if isinstance(s, ast.ImportFrom)] + \
+            [(a.name, 0) for s in ast.walk(module) if isinstance(s, ast.Import) for a in s.names]
+        if any(index.module_path(os.path.abspath(path), name, level) == origin for name, level in imported):
+            ctx.other_modules.reads[path] = digest
+            raise NeedsReview(f"`{function}`, which reads the loader, is named in "
+                              f"{os.path.relpath(path, os.path.dirname(origin))}, which imports this module")
+
+
+def rewrite(ctx: Context, readers: Readers) -> None:
+    """Each reading loop becomes `for batch in loader:` over its `try` body, its run fed the batch."""
+    for here, loader, loops in readers.loops:
+        if loops:
+            reading_loop.rewrite(ctx, here, loader, loops)
