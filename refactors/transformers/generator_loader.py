@@ -45,9 +45,10 @@ A loader built in one place and set in another is made in two steps, `functools.
 ...)` where it is built and `loader = loader(GeneratorBatches(...), places=...)` where its source is set:
 within one scope when the shape apart_loader describes holds (built in the branches of an `if`, set after),
 and where a function of the module returns it (alone, or as the same element of every `return`'s tuple)
-to callers, all in the module, that set it in that shape (fixtures/legacy/returned_loader_static.py),
-or, by the tree's plan (refactors.loader_across), to callers in other modules, each of which makes the
-loader where it sets the source (loader_callers). Otherwise the finding names the piece out of sight
+to callers, all in the module, that set it in that shape (fixtures/legacy/returned_loader_static.py;
+a non-iterable one where every loop that reads it, in the callers or in the functions of the module they
+pass it to, has reading_loop's shape: loader_readers), or, by the tree's plan (refactors.loader_across),
+to callers in other modules, each of which makes the loader where it sets the source (loader_callers). Otherwise the finding names the piece out of sight
 (`self.<attr>` set by another module, what a caller in another module does with the loader).
 """
 from __future__ import annotations
@@ -633,7 +634,7 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
                               f"before it is read where it is called")
         _check_setters(ctx, site, found.setters, setters, dygraph, iterable)
         if readers is not None:
-            loader_readers.add_caller(ctx, site, readers, scope, caller, found.setters[0][0])
+            loader_readers.add_caller(ctx, site, readers, scope, caller, found.setters)
         plans.append((caller, found))
     if readers is not None:
         loader_readers.check_passed(ctx, site, readers)

@@ -26,7 +26,7 @@ import ast
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -44,7 +44,7 @@ class Readers:
     """The reading loops of one plan: in the callers' scopes and in the functions they pass the loader to."""
 
     loops: List[Tuple[Site, str, List[reading_loop.ReadingLoop]]] = field(default_factory=list)
-    passed: Dict[int, Tuple[cst.FunctionDef, str, Set[Tuple[int, str]]]] = field(default_factory=dict)
+    passed: Dict[int, Tuple[cst.FunctionDef, str]] = field(default_factory=dict)  # id of function -> it, param
     loaders: Set[Tuple[int, str]] = field(default_factory=set)  # (id of scope node, name) of the plan's loaders
 
 
@@ -55,20 +55,26 @@ def read_uses(scope: Scope, loader: str) -> FrozenSet[int]:
 
 
 def add_caller(ctx: Context, site: Site, readers: Readers, scope: Scope, loader: str,
-               setter: cst.BaseStatement) -> None:
-    """The reads of `loader` in a caller's scope (after `setter`), added to `readers`; NeedsReview where one
-    is not in sight."""
+               setters: Sequence[Tuple[cst.BaseStatement, cst.Call]]) -> None:
+    """The reads of `loader` in a caller's scope (bound once to what the function returns, given its source
+    by `setters`, apart_loader's plan), added to `readers`; NeedsReview where one is not in sight."""
     here = dataclasses.replace(site, scope=scope)
     uses = read_uses(scope, loader)
-    loops = reading_loop.reading_loops(ctx, here, loader, setter) if uses else []
+    loops = reading_loop.reading_loops(ctx, here, loader, setters[0][0]) if uses else []
     _all_in_loops(loader, uses, loops)
     readers.loops.append((here, loader, loops))
     readers.loaders.add((id(scope.node), loader))
+    passed = 0
     for node in reading_loop.own_nodes(scope.node):
         if isinstance(node, cst.Call):
             for arg in node.args:
                 if isinstance(arg.value, cst.Name) and arg.value.value == loader:
                     _passed_to(ctx, scope, node, arg, loader, readers)
+                    passed += 1
+    names = sum(isinstance(n, cst.Name) and n.value == loader for n in reading_loop.own_nodes(scope.node))
+    if names != 1 + len(setters) + len(uses) + passed:
+        raise NeedsReview(f"`{loader}` is used other than by its reading loops and the functions it is passed to, "
+                          f"which may start it out of sight")
 
 
 def _all_in_loops(loader: str, uses: FrozenSet[int], loops: List[reading_loop.ReadingLoop]) -> None:
@@ -85,7 +91,7 @@ def _passed_to(ctx: Context, scope: Scope, call: cst.Call, arg: cst.Arg, loader:
               if callers.passed(function, call, p.name.value) is arg.value]
     if len(params) != 1:
         raise NeedsReview(f"which parameter of `{function.name.value}` gets `{loader}` is not in sight")
-    _, name, _ = readers.passed.setdefault(id(function), (function, params[0].name.value, set()))
+    _, name = readers.passed.setdefault(id(function), (function, params[0].name.value))
     if name != params[0].name.value:
         raise NeedsReview(f"`{function.name.value}` is given loaders for two of its parameters")
 
@@ -93,7 +99,7 @@ def _passed_to(ctx: Context, scope: Scope, call: cst.Call, arg: cst.Arg, loader:
 def check_passed(ctx: Context, site: Site, readers: Readers) -> None:
     """The reading loops of each function the loader is passed to, once every call of it is known to pass a
     loader of the plan; NeedsReview otherwise."""
-    for function, param, _ in readers.passed.values():
+    for function, param in readers.passed.values():
         scope = ctx.resolver.scopes.get(id(function))
         calls = callers.calls_of(ctx, function)
         if scope is None or calls is None:
