@@ -14,18 +14,32 @@ end of the data raised `fluid.core.EOFException` until `reset()`. 2.x has no suc
             loader.reset()
             break
 
-becomes `for batch in loader:` over the same statements, the run given `feed=batch` (checked on 1.8.5
-and 3.3.1: fixtures/legacy/reading_loop_static.py). Only this shape is taken, where it runs the same
-steps: the `try` body runs exactly one program (the run that reads, with no feed of its own; any other
-run could read too), before it only assignments of literals or attribute chains that do not read what
-they bind (1.8 ran them once more, at the end of the data), and neither `break`, `continue` nor `return`
-of the loop; the handler is `reset()` then `break`; between `start()` and the loop only such
-assignments. Anything else is left (runtime_shim serves it) with the reason.
+becomes `for batch in loader:` over the same statements, the run given `feed=batch`, followed by what the
+handler did before `reset()` (checked on 1.8.5 and 3.3.1: fixtures/legacy/reading_loop_static.py,
+reading_loop_ahead_static.py). Only this shape is taken, where it runs the same steps: the `try` body runs
+exactly one program (the run that reads, with no feed of its own; any other run could read too), and
+neither `break`, `continue` nor `return` of the loop; the handler (catching EOFException alone, its name
+unused) ends with `reset()` then `break`; between `start()` and the loop only assignments of literals or
+attribute chains that do not read what they bind. 1.8 ran the statements before the run once more at the
+end of the data: where they are other than such assignments (`steps += 1`), the run must be a statement
+of its own, and the loop stays a `while`, taking each batch where the run read it:
+
+    loader_batches = iter(loader)                  # where start() was
+    while True:
+        steps += 1
+        batch = next(loader_batches, None)
+        if batch is None:
+            <the handler's statements before reset()>
+            break
+        outputs = exe.run(program, fetch_list=fetch_list, feed=batch)
+        ...
+
+Anything else is left (runtime_shim serves it) with the reason.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Sequence, Set
+from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -44,6 +58,8 @@ class ReadingLoop:
     start: cst.SimpleStatementLine
     loop: cst.While
     uses: Set[int]  # ids of the loader's `start`/`reset` attributes in them
+    ahead: bool = False  # statements before the run that 1.8 ran once more at the end of the data
+    handler: Sequence[cst.BaseStatement] = ()  # what the EOFException handler did before `reset()`
 
 
 def _method_call(stmt: cst.CSTNode, loader: str, method: str) -> Optional[cst.Attribute]:
@@ -108,8 +124,10 @@ def _leaves_loop(body: cst.CSTNode) -> bool:
     return False
 
 
-def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[int]:
-    """The ids of `loader.reset` in the loop when it has the one shape taken, else NeedsReview."""
+def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Tuple[Set[int], bool, list]:
+    """The ids of `loader.reset` in the loop when it has a shape taken, whether statements before the run
+    ran once more at the end of the data (`ahead`), and the handler's statements before `reset()`; else
+    NeedsReview."""
     if not (isinstance(loop.test, cst.Name) and loop.test.value == "True") or loop.orelse is not None or \
             len(loop.body.body) != 1 or not isinstance(loop.body.body[0], cst.Try):
         raise NeedsReview(f"`{loader}.start()` is not followed by `while True:` around one `try`")
@@ -118,13 +136,18 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[
         raise NeedsReview("the reading loop's `try` has other handlers, `else` or `finally`")
     handler = attempt.handlers[0]
     chain = dotted(handler.type) if handler.type is not None else None
-    if chain is None or ctx.resolver.qualname(chain, site.scope) not in EOF_EXCEPTIONS or handler.name is not None:
+    caught = handler.name.name.value if isinstance(handler.name, cst.AsName) and \
+        isinstance(handler.name.name, cst.Name) else None
+    if chain is None or ctx.resolver.qualname(chain, site.scope) not in EOF_EXCEPTIONS or \
+            (handler.name is not None and (caught is None or caught in names_in(handler.body))):
         raise NeedsReview("the reading loop does not catch fluid.core.EOFException alone")
-    reset = _method_call(handler.body.body[0], loader, "reset") if len(handler.body.body) == 2 else None
-    ends = len(handler.body.body) == 2 and isinstance(handler.body.body[1], cst.SimpleStatementLine) and \
-        len(handler.body.body[1].body) == 1 and isinstance(handler.body.body[1].body[0], cst.Break)
-    if reset is None or not ends:
-        raise NeedsReview(f"the EOFException handler is not `{loader}.reset()` then `break`")
+    statements = handler.body.body
+    reset = _method_call(statements[-2], loader, "reset") if len(statements) >= 2 else None
+    ends = len(statements) >= 2 and isinstance(statements[-1], cst.SimpleStatementLine) and \
+        len(statements[-1].body) == 1 and isinstance(statements[-1].body[0], cst.Break)
+    extra = list(statements[:-2])
+    if reset is None or not ends or any(loader in names_in(stmt) or _leaves_loop(stmt) for stmt in extra):
+        raise NeedsReview(f"the EOFException handler does not end with `{loader}.reset()` then `break`")
     runs = _runs(attempt.body)
     if len(runs) != 1:
         raise NeedsReview(f"the reading loop runs {len(runs)} programs: which of them read the loader is not "
@@ -135,15 +158,23 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Set[
         raise NeedsReview("the program run in the reading loop is given a feed of its own")
     body = attempt.body.body
     index = next(i for i, stmt in enumerate(body) if any(r is run for r in _runs(stmt)))
-    before = "statements before the run in the reading loop ran once more in 1.8, at the end of the data"
-    if not all(_plain_assignment(ctx, stmt) for stmt in body[:index]):
-        raise NeedsReview(before)
-    read = set().union(*(names_in(stmt.body[0].value) for stmt in body[:index]))  # type: ignore
-    if read & bound_names(attempt.body):
-        raise NeedsReview(before)
+    ahead = not all(_plain_assignment(ctx, stmt) for stmt in body[:index]) or \
+        bool(set().union(*(names_in(stmt.body[0].value) for stmt in body[:index])) &  # type: ignore
+             bound_names(attempt.body))
+    if ahead and not _run_alone(body[index], run):
+        raise NeedsReview("statements before the run in the reading loop ran once more in 1.8, at the end of the "
+                          "data, and the run is not a statement of its own there")
+    if ahead and any(ctx.resolver.lookup(name, site.scope) is not None for name in ("iter", "next")):
+        raise NeedsReview("`iter` or `next` is rebound where the loader is read")
     if _leaves_loop(attempt.body):
         raise NeedsReview("the reading loop is left by break/continue/return before the end of the data")
-    return {id(reset)}
+    return {id(reset)}, ahead, extra
+
+
+def _run_alone(stmt: cst.BaseStatement, run: cst.Call) -> bool:
+    """`stmt` is `run(...)` or `target = run(...)` alone on its line."""
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    return isinstance(small, (cst.Expr, cst.Assign)) and small.value is run
 
 
 def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -173,8 +204,8 @@ def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStateme
             index += 1
         if index == len(block) or not isinstance(block[index], cst.While):
             raise NeedsReview(f"`{loader}.start()` is not followed by the loop that reads it")
-        uses = _reading_try(ctx, site, block[index], loader)
-        found.append(ReadingLoop(stmt, block[index], uses | {id(start)}))  # type: ignore[arg-type]
+        uses, ahead, handler = _reading_try(ctx, site, block[index], loader)
+        found.append(ReadingLoop(stmt, block[index], uses | {id(start)}, ahead, handler))  # type: ignore[arg-type]
     if not found:
         raise NeedsReview(f"iterable=False, and no `{loader}.start()` with the loop that reads it is in sight")
     return found
@@ -197,18 +228,55 @@ class _FeedTheRun(cst.CSTTransformer):
 
 
 def rewrite(ctx: Context, site: Site, loader: str, loops: Sequence[ReadingLoop]) -> None:
-    """`start()` goes, each loop becomes `for <batch> in loader:` over the `try` body, its run fed."""
+    """`start()` goes, each loop becomes `for <batch> in loader:` over the `try` body, its run fed, followed by
+    what the handler did before `reset()`; a loop with statements `ahead` of the run reads the batches from
+    `iter(loader)` (made where `start()` was) instead, those statements running once more at the end, as
+    in 1.8 (`_ahead`)."""
     batch = ctx.fresh_name(site.scope, "batch")
+    batches = ctx.fresh_name(site.scope, f"{loader}_batches") if any(found.ahead for found in loops) else None
 
     def remove(updated: cst.CSTNode) -> cst.FlattenSentinel:
         return cst.FlattenSentinel([])
 
+    def started(updated: cst.CSTNode) -> cst.CSTNode:
+        made = cst.Call(cst.Name("iter"), [cst.Arg(cst.Name(loader))])
+        return updated.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(batches))], made)])  # type: ignore
+
     def build(updated: cst.CSTNode) -> cst.CSTNode:
         attempt = updated.body.body[0]  # type: ignore[attr-defined]
         body = attempt.body.visit(_FeedTheRun(batch))
-        return cst.For(target=cst.Name(batch), iter=cst.Name(loader), body=body,
+        loop = cst.For(target=cst.Name(batch), iter=cst.Name(loader), body=body,
                        leading_lines=updated.leading_lines)  # type: ignore[attr-defined]
+        handled = list(attempt.handlers[0].body.body[:-2])
+        return cst.FlattenSentinel([loop, *handled]) if handled else loop
+
+    def ahead(updated: cst.CSTNode) -> cst.CSTNode:
+        return _ahead(updated, batch, batches)  # type: ignore[arg-type]
 
     for found in loops:
-        ctx.replace(found.start, remove)
-        ctx.replace(found.loop, build)
+        ctx.replace(found.start, started if found.ahead else remove)
+        ctx.replace(found.loop, ahead if found.ahead else build)
+
+
+def _ahead(loop: cst.While, batch: str, batches: str) -> cst.While:
+    """`while True:` over the `try` body, the next batch taken where the run read it, the handler's
+    statements where there is none left:
+
+        while True:
+            <statements before the run>
+            batch = next(batches, None)
+            if batch is None:
+                <the handler's statements before reset()>
+                break
+            <the run, fed the batch>
+            <the rest>
+    """
+    attempt: cst.Try = loop.body.body[0]  # type: ignore[assignment]
+    body = list(attempt.body.body)
+    index = next(i for i, stmt in enumerate(body) if _runs(stmt))
+    taken = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(batch))], cst.Call(
+        cst.Name("next"), [cst.Arg(cst.Name(batches)), cst.Arg(cst.Name("None"))]))])
+    end = cst.If(test=cst.Comparison(cst.Name(batch), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
+                 body=cst.IndentedBlock([*attempt.handlers[0].body.body[:-2], cst.SimpleStatementLine([cst.Break()])]))
+    new = [*body[:index], taken, end, body[index].visit(_FeedTheRun(batch)), *body[index + 1:]]
+    return loop.with_changes(body=loop.body.with_changes(body=new))
