@@ -21,8 +21,9 @@ exactly one program (the run that reads, with no feed of its own; any other run 
 neither `break`, `continue` nor `return` of the loop; the handler (catching EOFException alone, its name
 unused) ends with `reset()` then `break`; between `start()` and the loop only assignments of literals or
 attribute chains that do not read what they bind. 1.8 ran the statements before the run once more at the
-end of the data: where they are other than such assignments (`steps += 1`), the run must be a statement
-of its own, and the loop stays a `while`, taking each batch where the run read it:
+end of the data: where they are other than such assignments (`steps += 1`), or other statements stand
+between `start()` and the loop (that neither name the loader, nor run a program, nor leave), the run
+must be a statement of its own, and the loop stays a `while`, taking each batch where the run read it:
 
     loader_batches = iter(loader)                  # where start() was
     while True:
@@ -124,10 +125,11 @@ def _leaves_loop(body: cst.CSTNode) -> bool:
     return False
 
 
-def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Tuple[Set[int], bool, list]:
-    """The ids of `loader.reset` in the loop when it has a shape taken, whether statements before the run
-    ran once more at the end of the data (`ahead`), and the handler's statements before `reset()`; else
-    NeedsReview."""
+def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str,
+                 between: bool) -> Tuple[Set[int], bool, list]:
+    """The ids of `loader.reset` in the loop when it has a shape taken, whether it is read from
+    `iter(loader)` (`ahead`: statements before the run that ran once more at the end of the data, or
+    `between` start() and the loop), and the handler's statements before `reset()`; else NeedsReview."""
     if not (isinstance(loop.test, cst.Name) and loop.test.value == "True") or loop.orelse is not None or \
             len(loop.body.body) != 1 or not isinstance(loop.body.body[0], cst.Try):
         raise NeedsReview(f"`{loader}.start()` is not followed by `while True:` around one `try`")
@@ -158,17 +160,23 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str) -> Tupl
         raise NeedsReview("the program run in the reading loop is given a feed of its own")
     body = attempt.body.body
     index = next(i for i, stmt in enumerate(body) if any(r is run for r in _runs(stmt)))
-    ahead = not all(_plain_assignment(ctx, stmt) for stmt in body[:index]) or \
+    ahead = between or not all(_plain_assignment(ctx, stmt) for stmt in body[:index]) or \
         bool(set().union(*(names_in(stmt.body[0].value) for stmt in body[:index])) &  # type: ignore
              bound_names(attempt.body))
     if ahead and not _run_alone(body[index], run):
         raise NeedsReview("statements before the run in the reading loop ran once more in 1.8, at the end of the "
-                          "data, and the run is not a statement of its own there")
+                          "data (or run between start() and the loop), and the run is not a statement of its own")
     if ahead and any(ctx.resolver.lookup(name, site.scope) is not None for name in ("iter", "next")):
         raise NeedsReview("`iter` or `next` is rebound where the loader is read")
     if _leaves_loop(attempt.body):
         raise NeedsReview("the reading loop is left by break/continue/return before the end of the data")
     return {id(reset)}, ahead, extra
+
+
+def _apart_from(stmt: cst.BaseStatement, loader: str) -> bool:
+    """`stmt` may run between `start()` and the loop where `iter(loader)` stands for `start()`: it neither
+    names the loader nor runs a program (which may read it), nor leaves the block."""
+    return loader not in names_in(stmt) and not _runs(stmt) and not _leaves_loop(stmt)
 
 
 def _run_alone(stmt: cst.BaseStatement, run: cst.Call) -> bool:
@@ -200,11 +208,14 @@ def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStateme
             raise NeedsReview(f"`{loader}.start()` comes before its data source is set")
         block = list(_block_of(site.scope.node, stmt))
         index = next(i for i, s in enumerate(block) if s is stmt) + 1
-        while index < len(block) and _plain_assignment(ctx, block[index]):
+        between = False  # statements other than plain assignments between start() and the loop
+        while index < len(block) and not isinstance(block[index], cst.While) and (
+                _plain_assignment(ctx, block[index]) or _apart_from(block[index], loader)):
+            between = between or not _plain_assignment(ctx, block[index])
             index += 1
         if index == len(block) or not isinstance(block[index], cst.While):
             raise NeedsReview(f"`{loader}.start()` is not followed by the loop that reads it")
-        uses, ahead, handler = _reading_try(ctx, site, block[index], loader)
+        uses, ahead, handler = _reading_try(ctx, site, block[index], loader, between)
         found.append(ReadingLoop(stmt, block[index], uses | {id(start)}, ahead, handler))  # type: ignore[arg-type]
     if not found:
         raise NeedsReview(f"iterable=False, and no `{loader}.start()` with the loop that reads it is in sight")
