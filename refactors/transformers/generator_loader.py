@@ -48,8 +48,9 @@ and where a function of the module returns it (alone, or as the same element of 
 to callers, all in the module, that set it in that shape (fixtures/legacy/returned_loader_static.py;
 a non-iterable one where every loop that reads it, in the callers or in the functions of the module they
 pass it to, has reading_loop's shape: loader_readers), or, by the tree's plan (refactors.loader_across),
-to callers in other modules, each of which makes the loader where it sets the source (loader_callers). Otherwise the finding names the piece out of sight
-(`self.<attr>` set by another module, what a caller in another module does with the loader).
+to callers in other modules, each of which makes the loader where it sets the source (loader_callers).
+Otherwise the finding names the piece out of sight (`self.<attr>` set by another module, what a caller in
+another module does with the loader).
 """
 from __future__ import annotations
 

@@ -59,8 +59,7 @@ class ReadingLoop:
     start: cst.SimpleStatementLine
     loop: cst.While
     uses: Set[int]  # ids of the loader's `start`/`reset` attributes in them
-    ahead: bool = False  # statements before the run that 1.8 ran once more at the end of the data
-    handler: Sequence[cst.BaseStatement] = ()  # what the EOFException handler did before `reset()`
+    ahead: bool = False  # read from `iter(loader)`: statements 1.8 ran before the run once more at the end
 
 
 def _method_call(stmt: cst.CSTNode, loader: str, method: str) -> Optional[cst.Attribute]:
@@ -126,10 +125,10 @@ def _leaves_loop(body: cst.CSTNode) -> bool:
 
 
 def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str,
-                 between: bool) -> Tuple[Set[int], bool, list]:
-    """The ids of `loader.reset` in the loop when it has a shape taken, whether it is read from
+                 between: bool) -> Tuple[Set[int], bool]:
+    """The ids of `loader.reset` in the loop when it has a shape taken, and whether it is read from
     `iter(loader)` (`ahead`: statements before the run that ran once more at the end of the data, or
-    `between` start() and the loop), and the handler's statements before `reset()`; else NeedsReview."""
+    `between` start() and the loop); else NeedsReview."""
     if not (isinstance(loop.test, cst.Name) and loop.test.value == "True") or loop.orelse is not None or \
             len(loop.body.body) != 1 or not isinstance(loop.body.body[0], cst.Try):
         raise NeedsReview(f"`{loader}.start()` is not followed by `while True:` around one `try`")
@@ -170,7 +169,7 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str,
         raise NeedsReview("`iter` or `next` is rebound where the loader is read")
     if _leaves_loop(attempt.body):
         raise NeedsReview("the reading loop is left by break/continue/return before the end of the data")
-    return {id(reset)}, ahead, extra
+    return {id(reset)}, ahead
 
 
 def _apart_from(stmt: cst.BaseStatement, loader: str) -> bool:
@@ -215,8 +214,8 @@ def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStateme
             index += 1
         if index == len(block) or not isinstance(block[index], cst.While):
             raise NeedsReview(f"`{loader}.start()` is not followed by the loop that reads it")
-        uses, ahead, handler = _reading_try(ctx, site, block[index], loader, between)
-        found.append(ReadingLoop(stmt, block[index], uses | {id(start)}, ahead, handler))  # type: ignore[arg-type]
+        uses, ahead = _reading_try(ctx, site, block[index], loader, between)
+        found.append(ReadingLoop(stmt, block[index], uses | {id(start)}, ahead))  # type: ignore[arg-type]
     if not found:
         raise NeedsReview(f"iterable=False, and no `{loader}.start()` with the loop that reads it is in sight")
     return found
