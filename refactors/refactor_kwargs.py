@@ -12,6 +12,7 @@ import libcst as cst
 
 from api_mapping import ApiEntry
 from refactors import call_args
+from refactors import findings as F
 from refactors import zero_d
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.transformers import REGISTRY, exec_strategy, lr_decay_elsewhere
@@ -72,3 +73,16 @@ def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpressi
         if arg is not None and not same_literal(arg.value, param.default if param else None, ctx):
             ctx.report(site, "arg-warning", "warning", f"{entry.name}({name}=...): {warning}", False)
     return node
+
+
+def reference(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
+    """A bare reference (`@api`, `f = api`) to an API whose transformer takes references too."""
+    entry = site.entry
+    if entry is None or site.suffix or entry.transformer is None or not REGISTRY[entry.transformer].references:
+        return node
+    try:
+        return REGISTRY[entry.transformer](ctx, site, node)
+    except NeedsReview as why:
+        ctx.todo(str(why), node)
+        site.finding = ctx.report(site, F.NEEDS_REVIEW, "warning", f"{site.name}: {why}", False)
+        return node

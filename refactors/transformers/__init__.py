@@ -12,6 +12,8 @@ What a transformer reads beyond its use site is declared where it is registered,
 The engine provides them before calling it (`engine.Context.provide`), and the fast way keeps them
 parsed where the text names one of the APIs the transformer serves (`refactors.fast.partial_parse`).
 What any transformer may look up by name (`ctx.resolver`, `ctx.fresh_name`) needs no declaration.
+A transformer registered with `references=True` also receives the bare references to its APIs (a
+decorator `@api`, `f = api`) in place of a call.
 """
 from __future__ import annotations
 
@@ -31,8 +33,9 @@ class Registered:
 
     fn: Transformer
     reads: Tuple[str, ...] = ()
+    references: bool = False  # it converts bare references too, not only calls
 
-    def __call__(self, ctx, site, node: cst.Call) -> cst.BaseExpression:
+    def __call__(self, ctx, site, node: cst.BaseExpression) -> cst.BaseExpression:
         if self.reads:
             ctx.provide(site, self.reads)
         return self.fn(ctx, site, node)
@@ -41,7 +44,7 @@ class Registered:
 REGISTRY: Dict[str, Registered] = {}
 
 
-def register(name: str, reads: Tuple[str, ...] = ()) -> Callable[[Transformer], Transformer]:
+def register(name: str, reads: Tuple[str, ...] = (), references: bool = False) -> Callable[[Transformer], Transformer]:
     unknown = set(reads) - {SCOPE, CLASS}
     if unknown:
         raise ValueError(f"transformer {name!r}: unknown reads {sorted(unknown)}")
@@ -49,7 +52,7 @@ def register(name: str, reads: Tuple[str, ...] = ()) -> Callable[[Transformer], 
     def decorate(fn: Transformer) -> Transformer:
         if name in REGISTRY:
             raise ValueError(f"transformer {name!r} registered twice")
-        REGISTRY[name] = Registered(fn, tuple(reads))
+        REGISTRY[name] = Registered(fn, tuple(reads), references)
         return fn
     return decorate
 
