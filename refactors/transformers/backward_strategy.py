@@ -68,8 +68,8 @@ def _settings(ctx: Context, site: Site, name: str) -> "List[cst.SimpleStatementL
             allowed.add(id(found.keyword))
         elif isinstance(found, cst.AssignTarget) and isinstance(found.target, cst.Name):
             allowed.add(id(found.target))  # its one binding (bound_once)
+    hidden = {h for h in _HIDDEN_READS if ctx.resolver.binding_scope(h, site.scope) is None}  # the builtins
     for found in descendants(scope_node):
-        if isinstance(found, cst.Name) and (found.value == name and id(found) not in allowed
-                                            or found.value in _HIDDEN_READS):
+        if isinstance(found, cst.Name) and id(found) not in allowed and (found.value == name or found.value in hidden):
             return None
     return settings
