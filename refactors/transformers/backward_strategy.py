@@ -12,7 +12,7 @@ order 1.8's sort_sum_gradient=True did is not shown.
 """
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 import libcst as cst
 
@@ -33,7 +33,7 @@ def backward_strategy(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     if bound is None or bound[1] is not site.call or node.args or not bound_once(site.scope, bound[0]) \
             or not isinstance(site.scope.node, cst.FunctionDef):
         return node  # kept elsewhere, given arguments, or a module's name others may import: uses out of sight
-    settings = _settings(ctx, site, bound[0])
+    settings = _settings(ctx, site, stmt, bound[0])  # type: ignore[arg-type]
     if settings is None:
         return node
     for done in (stmt, *settings):
@@ -47,15 +47,19 @@ def backward_strategy(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpre
     return emit.converted(site, node)
 
 
-def _settings(ctx: Context, site: Site, name: str) -> "List[cst.SimpleStatementLine] | None":
-    """The statements `name.attr = <literal>` of the scope, when they are every other use of `name`."""
+def _settings(ctx: Context, site: Site, made: cst.SimpleStatementLine,
+              name: str) -> Optional[List[cst.SimpleStatementLine]]:
+    """The statements `name.attr = <literal>` after `made` in the scope, when they are every other use of
+    `name` (one before it would fail in 1.8.5: it is left)."""
     scope_node = site.scope.node
     ctx.reads(scope_node, words=(name,))
     settings: List[cst.SimpleStatementLine] = []
     allowed = set()
+    after = False
     for stmt in statements(scope_node):
+        after = after or stmt is made
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        if after and isinstance(small, cst.Assign) and len(small.targets) == 1:
             target = small.targets[0].target
             if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
                     and target.value.value == name and emit.is_literal(ctx, small.value):
