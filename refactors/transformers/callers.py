@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
+from refactors import loader_across
 from refactors.engine import Context
 from refactors.scopes import Scope, descendants
 
@@ -40,6 +41,20 @@ def calls_of(ctx: Context, function: cst.FunctionDef) -> Optional[List[Tuple[cst
             return None  # passed around, or an attribute read: cannot tell where it is called
         found.append((call, ref.scope))
     return found
+
+
+def named_elsewhere(ctx: Context, name: str) -> bool:
+    """Whether another module of the tree around the file (where its imports look, `loader_across.modules`)
+    says `name` as a word; each one read is recorded for the content cache."""
+    index = ctx.other_modules
+    if index is None:
+        return False  # no path: a text alone, with no tree around it
+    for path in loader_across.modules(index.origin):
+        found = loader_across.text_naming(path, name)
+        if found is not None:
+            index.reads[path] = found
+            return True
+    return False
 
 
 def passed(function: cst.FunctionDef, call: cst.Call, param: str) -> Optional[Passed]:

@@ -34,9 +34,9 @@ import libcst as cst
 from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
-from refactors.local_values import assigned_name, bound_once, consecutive, names_in
-from refactors.scopes import descendants
-from refactors.transformers import SCOPE, emit, register
+from refactors.local_values import assigned_name, bound_once, consecutive, names_in, statements
+from refactors.scopes import Scope, descendants
+from refactors.transformers import SCOPE, callers, emit, register
 
 _SETTERS = {"set_use_var": "use_var", "set_pipe_command": "pipe_command", "set_batch_size": "batch_size",
             "set_thread": "thread_num"}
@@ -156,9 +156,21 @@ def _check_between(ctx: Context, site: Site, between: List[cst.SimpleStatementLi
 def _check_uses(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str,
                 setters: List[cst.SimpleStatementLine]) -> None:
     ctx.reads(site.scope.node, words=(name,))
-    allowed = {id(stmt.body[0].targets[0].target)}  # type: ignore[attr-defined]
+    allowed = _taken_alike(site.scope.node, name) | {id(stmt.body[0].targets[0].target)}  # type: ignore[attr-defined]
     allowed |= {id(s.body[0].value.func.value) for s in setters}  # type: ignore[attr-defined]
-    for node in descendants(site.scope.node):
+    left = [node for node in descendants(site.scope.node)
+            if isinstance(node, cst.Name) and node.value == name and id(node) not in allowed]
+    if left and not _returned_to_callers(ctx, site.scope, left):
+        raise NeedsReview(f"`{name}` is used other than by its setters, set_filelist() and "
+                          f"train_from_dataset(); the 2.x object has other methods")
+
+
+def _taken_alike(root: cst.CSTNode, name: str) -> Set[int]:
+    """The ids of the names in `root` that are no use of the variable `name` (an attribute's or a keyword's
+    name) or a use 2.x's QueueDataset takes alike: the receiver of `set_filelist`, the dataset of
+    `train_from_dataset` / `infer_from_dataset`."""
+    allowed: Set[int] = set()
+    for node in descendants(root):
         if isinstance(node, cst.Attribute):
             allowed.add(id(node.attr))  # (no reference to it: `x.dataset`, `f(dataset=...)`)
         elif isinstance(node, cst.Arg) and node.keyword is not None:
@@ -172,10 +184,60 @@ def _check_uses(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: s
                 given = given or (node.args[1] if len(node.args) > 1 and node.args[1].keyword is None else None)
                 if given is not None and isinstance(given.value, cst.Name) and given.value.value == name:
                     allowed.add(id(given.value))
-    for node in descendants(site.scope.node):
-        if isinstance(node, cst.Name) and node.value == name and id(node) not in allowed:
-            raise NeedsReview(f"`{name}` is used other than by its setters, set_filelist() and "
-                              f"train_from_dataset(); the 2.x object has other methods")
+    return allowed
+
+
+def _returned_to_callers(ctx: Context, scope: Scope, left: List[cst.Name]) -> bool:
+    """Each of `left` is what a `return` of the function gives, alone or as the same element of a tuple,
+    and every call of the function (all in this module, `callers`) binds that to a name its scope uses
+    only as `_taken_alike` says: the callers then see nothing of the 2.x object but what 1.8's has too.
+    NeedsReview when it is returned but a caller is not so (or may be out of sight)."""
+    function = scope.node
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    ids = {id(node) for node in left}
+    places: Set[Optional[int]] = set()
+    for stmt in statements(function):
+        for ret in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            value = ret.value if isinstance(ret, cst.Return) else None
+            if id(value) in ids:
+                places.add(None)
+                ids.discard(id(value))
+            elif isinstance(value, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+                for index, element in enumerate(value.elements):
+                    if id(element.value) in ids:
+                        places.add(index)
+                        ids.discard(id(element.value))
+    if ids or len(places) != 1:
+        return False
+    place = places.pop()
+    calls = callers.calls_of(ctx, function)
+    if not calls or callers.named_elsewhere(ctx, function.name.value) \
+            or not all(_bound_and_taken_alike(ctx, call, where, place) for call, where in calls):
+        raise NeedsReview(f"`{function.name.value}` returns the dataset to a caller that uses it other than by "
+                          f"set_filelist() and train_from_dataset(), or to one out of sight")
+    return True
+
+
+def _bound_and_taken_alike(ctx: Context, call: cst.Call, where: Scope, place: Optional[int]) -> bool:
+    """`x = call` (`place` None) or `a, x = call` (`x` at `place`), a statement of `where`, with `x` bound
+    once there and each use of it one `_taken_alike` allows."""
+    found = next((small for stmt in statements(where.node) if isinstance(stmt, cst.SimpleStatementLine)
+                  for small in stmt.body if isinstance(small, cst.Assign) and small.value is call), None)
+    target = found.targets[0].target if found is not None and len(found.targets) == 1 else None
+    if place is not None:
+        elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+        target = elements[place].value if place < len(elements) and not any(
+            isinstance(e, cst.StarredElement) for e in elements) else None
+    if not isinstance(target, cst.Name):
+        return False
+    name = target.value
+    if len(where.bindings.get(name, ())) != 1 or name in where.globals or name in where.nonlocals:
+        return False
+    ctx.reads(where.node, words=(name,))
+    allowed = _taken_alike(where.node, name) | {id(target)}
+    return all(id(node) in allowed for node in descendants(where.node)
+               if isinstance(node, cst.Name) and node.value == name)
 
 
 def _computes_nothing(node: cst.BaseExpression) -> bool:

@@ -30,7 +30,6 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from refactors import loader_across
 from refactors.engine import Context, Site
 from refactors.local_values import statements
 from refactors.scopes import Scope, descendants, dotted
@@ -80,7 +79,7 @@ def _plan(ctx: Context, scope: Scope, optimizer: str, schedules: List[cst.Call])
             or not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)):
         return None
     calls = callers.calls_of(ctx, function)
-    if not calls or _named_elsewhere(ctx, function.name.value):
+    if not calls or callers.named_elsewhere(ctx, function.name.value):
         return None
     uses: List[Tuple[cst.Assign, str, Scope, List[cst.SimpleStatementLine]]] = []
     for call, where in calls:
@@ -98,20 +97,6 @@ def _plan(ctx: Context, scope: Scope, optimizer: str, schedules: List[cst.Call])
         for minimize in steps:
             ctx.insert_around(minimize, after=[ctx.statement(f"{stepped}.step()\n")])
     return scheduler
-
-
-def _named_elsewhere(ctx: Context, name: str) -> bool:
-    """Whether another module of the tree around the file (where its imports look, `loader_across.modules`)
-    says `name` as a word; each one read is recorded for the content cache."""
-    index = ctx.other_modules
-    if index is None:
-        return False  # no path: a text alone, with no tree around it
-    for path in loader_across.modules(index.origin):
-        found = loader_across.text_naming(path, name)
-        if found is not None:
-            index.reads[path] = found
-            return True
-    return False
 
 
 def _bound_and_stepped(ctx: Context, call: cst.Call,
