@@ -18,12 +18,17 @@ becomes `dataset = paddle.distributed.QueueDataset()`, the same assignment to `p
 `dataset.init(use_var=[x, y], pipe_command=pipe_command, batch_size=32)` where the last setter was.
 The setters' values are then read there, later than 1.8 read them, so the rewrite is done only where
 that changes nothing: each value but the last one's computes nothing (a name, an attribute, a literal,
-a list of those), each setter is an expression statement of the creation's block, set once, and what
-stands between the first and the last one is a setter, a `set_filelist`, or an assignment to names the
-values before it do not read, of a value that computes nothing but a string or a number (string
-formatting, `int(...)`). The dataset must be a name bound once, used only so and by `set_filelist`
-and as the dataset of `train_from_dataset` / `infer_from_dataset` in its scope (returned or passed on,
-its uses are out of sight). An InMemoryDataset (loaded, shuffled, released by other methods) is left.
+a list of those, lists joined to one written there), each setter is an expression statement of the
+creation's block, set once, and what stands between the first and the last one is a setter, a
+`set_filelist`, or an assignment to names the values before it do not read, of a value that computes
+nothing but a string or a number (string formatting, text joined, `int(...)`). The dataset must be a
+name bound once, used only so and by `set_filelist` and as the dataset of `train_from_dataset` /
+`infer_from_dataset` in its scope, or returned (alone or as one element of a tuple) by a function whose
+every call is in this module (no other module of the tree says its name, `callers.named_elsewhere`) and
+binds it to a name used only those ways (fixtures/legacy/dataset_returned_static.py): those are the
+methods 1.8's QueueDataset and 2.x's share (2.x has no public setter; a second `init` would add the
+variables again). Passed on, its uses are out of sight; set again in a branch, 2.x has no way to. An
+InMemoryDataset (loaded, shuffled, released by other methods) is left.
 """
 from __future__ import annotations
 
@@ -241,16 +246,26 @@ def _bound_and_taken_alike(ctx: Context, call: cst.Call, where: Scope, place: Op
 
 
 def _computes_nothing(node: cst.BaseExpression) -> bool:
+    """A name, an attribute, a literal, a list or tuple of those, or lists joined (`[x] + inputs + [y]`:
+    the leftmost one a list written there, so each `+` is a list's)."""
     if isinstance(node, (cst.List, cst.Tuple)):
         return all(type(e) is cst.Element and _computes_nothing(e.value) for e in node.elements)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        leftmost = node.left
+        while isinstance(leftmost, cst.BinaryOperation) and isinstance(leftmost.operator, cst.Add):
+            leftmost = leftmost.left
+        return isinstance(leftmost, cst.List) and _computes_nothing(node.left) and _computes_nothing(node.right)
     return emit.pure(node)
 
 
 def _formats_only(ctx: Context, site: Site, node: cst.BaseExpression) -> bool:
     """Computes nothing but a string or number: `'...'.format(...)`, `'...' % (...)`, an f-string,
-    `int(...)`, of pure parts."""
+    `int(...)`, of pure parts, or such text joined to another (`PYTHON_PATH + ' reader.py %d' % n`)."""
     if _computes_nothing(node) or isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) \
+            and (_text(node.left) or _text(node.right)):
+        return _formats_only(ctx, site, node.left) and _formats_only(ctx, site, node.right)
     if isinstance(node, cst.FormattedString):
         return all(_computes_nothing(p.expression) for p in node.parts if isinstance(p, cst.FormattedStringExpression))
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
@@ -264,3 +279,13 @@ def _formats_only(ctx: Context, site: Site, node: cst.BaseExpression) -> bool:
             and ctx.resolver.lookup(node.func.value, site.scope) is None:
         return all(not a.star and a.keyword is None and _computes_nothing(a.value) for a in node.args)
     return False
+
+
+def _text(node: cst.BaseExpression) -> bool:
+    """A string written there or made by formatting one (then `+` joins strings)."""
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, cst.Modulo) and _text(node.left) \
+            or isinstance(node.operator, cst.Add) and (_text(node.left) or _text(node.right))
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        return _text(node.func.value)
+    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
