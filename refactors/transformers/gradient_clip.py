@@ -12,9 +12,11 @@ Converted where one block of the file shows all of it: the call is a statement o
 one under that name or ends by raising), then `opt.minimize(loss)`, the only optimizer step of the
 module (1.8 clipped any later one of the program too); `loss` (or an item or attribute of it) bound
 once, before the call, so every parameter it has gradients for was made before the call; in between,
-only calls that make no parameter (optimizers, regularizers, clips, learning rates, `print` and
-exceptions; a branch that ends by raising or exiting never reaches `minimize`, so what it runs does
-not count). The statement goes, and `grad_clip=<clip>` joins each optimizer's arguments. An optimizer
+only calls that make no parameter (optimizers, regularizers, clips, learning rates, `print`, `dict()`
+and exceptions, methods reading a Program, `all_parameters()`; a branch that ends by raising or
+exiting never reaches `minimize`, so what it runs does not count), in statements of their own or in
+`if`/`for`/`while` statements that leave by no `return` or outer `break` (as XLNet's optimization.py
+copies the parameters for weight decay there). The statement goes, and `grad_clip=<clip>` joins each optimizer's arguments. An optimizer
 made before the call in the same block (one statement) takes it alike, provided nothing in between
 rebinds what the clip reads (it is then evaluated there). Otherwise the call is left for review, with
 the reason.
@@ -42,8 +44,12 @@ _NO_PARAMETER_NAMES = {"paddle.fluid.layers.": ("create_global_var",), "paddle.s
 _SCHEDULES = ("lr_decay_static", "lr_decay_dygraph", "decay_step_counter")
 _OPTIMIZERS = (OPTIMIZERS, "paddle.optimizer.")
 _STEPS = ("minimize", "backward", "apply_gradients", "apply_optimize")
-_BUILTINS = ("print", "len", "int", "float", "str", "bool", "range", "isinstance", "Exception", "ValueError",
-             "TypeError", "KeyError", "RuntimeError", "NotImplementedError", "AssertionError")
+_BUILTINS = ("print", "len", "int", "float", "str", "bool", "range", "isinstance", "dict", "list", "enumerate",
+             "zip", "Exception", "ValueError", "TypeError", "KeyError", "RuntimeError", "NotImplementedError",
+             "AssertionError")
+# Methods of 1.8's Program and Block (framework.py) that return what the program holds and make nothing.
+_PROGRAM_READS = ("global_block", "current_block", "all_parameters", "iter_parameters", "list_vars", "has_var")
+_BRANCHES = (cst.If, cst.For, cst.While)  # compound statements whose every part runs or not as a whole
 # the optimizer statements that take the clip, the statement that minimizes, and what runs in between
 _Found = Tuple[List[cst.SimpleStatementLine], cst.SimpleStatementLine, List[cst.CSTNode]]
 
@@ -301,10 +307,10 @@ def _check_no_parameters_made(ctx: Context, site: Site, between: Sequence[cst.CS
     call instead)."""
     read = {n.value for n in descendants(clip) if isinstance(n, cst.Name)}
     for stmt in between:
-        if isinstance(stmt, cst.BaseCompoundStatement):
+        if isinstance(stmt, cst.BaseCompoundStatement) and not (isinstance(stmt, _BRANCHES) and _falls_through(stmt)):
             raise NeedsReview("a compound statement between the call and minimize")
         for node in descendants(stmt):
-            if isinstance(node, cst.Call) and not _builtin(ctx, site, node):
+            if isinstance(node, cst.Call) and not _builtin(ctx, site, node) and not _reads_program(node):
                 name, entry = _api(ctx, site, node)
                 module, _, last = name.rpartition(".")
                 if not (name.startswith(_NO_PARAMETERS) or last in _NO_PARAMETER_NAMES.get(module + ".", ())
@@ -313,6 +319,25 @@ def _check_no_parameters_made(ctx: Context, site: Site, between: Sequence[cst.CS
             if isinstance(node, cst.AssignTarget) and read & {n.value for n in descendants(node.target)
                                                                if isinstance(n, cst.Name)}:
                 raise NeedsReview("what the clip reads is rebound before the optimizer is made")
+
+
+def _falls_through(stmt: cst.BaseCompoundStatement) -> bool:
+    """Whatever its branches or loops do, the statement ends where it started: no `return`, and no `break`
+    or `continue` but of a loop in it (else `minimize` may not run, and a later step of the caller's be
+    clipped by 1.8 instead)."""
+    def leaves(node: cst.CSTNode, in_loop: bool) -> bool:
+        if isinstance(node, (cst.Return, cst.Break, cst.Continue)):
+            return isinstance(node, cst.Return) or not in_loop
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        inner = in_loop or isinstance(node, (cst.For, cst.While))
+        return any(leaves(child, inner) for child in node.children)
+    return not leaves(stmt, False)
+
+
+def _reads_program(call: cst.Call) -> bool:
+    """`program.global_block()`, `block.all_parameters()`: a method that reads a 1.8 Program or Block."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _PROGRAM_READS
 
 
 def _builtin(ctx: Context, site: Site, call: cst.Call) -> bool:
