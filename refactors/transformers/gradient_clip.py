@@ -11,9 +11,11 @@ Converted where one block of the file shows all of it: the call is a statement o
 `opt = <1.8 optimizer>(...)` without `grad_clip` (or an `if`/`elif`/`else` each of whose branches makes
 one under that name or ends by raising), then `opt.minimize(loss)`, the only optimizer step of the
 module (1.8 clipped any later one of the program too); `loss` (or an item or attribute of it) bound
-once, before the call, so every parameter it has gradients for was made before the call; in between,
-only calls that make no parameter (optimizers, regularizers, clips, learning rates, `print`, `dict()`
-and exceptions, methods reading a Program, `all_parameters()`; a branch that ends by raising or
+once, before the call or by a statement in between, so every parameter it has gradients for was made
+before the call; in between, only calls that make no parameter (optimizers, regularizers, clips,
+learning rates, `fluid.layers` functions given no parameter attribute, initializer or code to run
+(`cast`, `topk`, `cross_entropy`, ...: `_makes_no_parameter`), evaluators, `print`, `dict()` and
+exceptions, methods reading a Program, `all_parameters()`; a branch that ends by raising or
 exiting never reaches `minimize`, so what it runs does not count), in statements of their own or in
 `if`/`for`/`while` statements that leave by no `return` or outer `break` (as XLNet's optimization.py
 copies the parameters for weight decay there). The statement goes, and `grad_clip=<clip>` joins each optimizer's arguments. An optimizer
@@ -40,8 +42,16 @@ from refactors.transformers import SCOPE, emit, register
 _NO_PARAMETERS = (OPTIMIZERS, "paddle.fluid.regularizer.", "paddle.fluid.clip.", "paddle.fluid.unique_name.",
                   "paddle.optimizer.", "paddle.regularizer.", "paddle.utils.unique_name.")
 _NO_PARAMETER_NAMES = {"paddle.fluid.layers.": ("create_global_var",), "paddle.static.": ("create_global_var",),
+                       "paddle.fluid.": ("default_main_program", "default_startup_program"),
                        "paddle.nn.": ("ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue")}
 _SCHEDULES = ("lr_decay_static", "lr_decay_dygraph", "decay_step_counter")
+# A 1.8 `fluid.layers` function makes a parameter only through an argument saying how (`param_attr`,
+# `bias_attr`, `attr`, `default_initializer`) or code it runs (a cell, a branch); but for these two,
+# whose `create_parameter` / `conv2d` inside take no such argument (1.8.5 layers/nn.py, detection.py).
+_CODE_PARAMETERS = {"cell", "decoder", "func", "fn", "body", "cond", "true_fn", "false_fn", "branch_fns",
+                    "default", "pred_fn_pairs", "forward_func", "backward_func"}
+_HIDDEN_PARAMETERS = ("paddle.fluid.layers.spectral_norm", "paddle.fluid.layers.multi_box_head")
+_EVALUATORS = "paddle.fluid.evaluator."  # keep their states in persistable variables, not parameters
 _OPTIMIZERS = (OPTIMIZERS, "paddle.optimizer.")
 _STEPS = ("minimize", "backward", "apply_gradients", "apply_optimize")
 _BUILTINS = ("print", "len", "int", "float", "str", "bool", "range", "isinstance", "dict", "list", "enumerate",
@@ -256,12 +266,14 @@ def _check_loss_made_before(ctx: Context, site: Site, block: Sequence[cst.BaseSt
         raise NeedsReview("the loss minimized is not a name (or an item or attribute of one, or arithmetic of those)")
     at = block.index(statement)
     earlier = list(_earlier(ctx))
+    between = block[at + 1:block.index(minimize)]
     for root in roots:
         made_before = any(_binds(stmt, root) for stmt in earlier) or _is_parameter(site, root)
-        if len(site.scope.bindings.get(root, ())) != 1 or not made_before \
-                or any(_assigns(stmt, root) for stmt in block[at + 1:block.index(minimize)]):
-            raise NeedsReview("the loss is not made once, before the call: parameters made after it would not be "
-                              "clipped by 1.8 (nor any other)")
+        made_between = not made_before and any(_binds(stmt, root) for stmt in between)
+        if len(site.scope.bindings.get(root, ())) != 1 or not (made_before or made_between) \
+                or made_before and any(_assigns(stmt, root) for stmt in between):
+            raise NeedsReview("the loss is not made once, before minimize: parameters made after the call would "
+                              "not be clipped by 1.8 (nor any other)")
 
 
 def _held_in(node: cst.BaseExpression) -> Optional[Set[str]]:
@@ -314,11 +326,23 @@ def _check_no_parameters_made(ctx: Context, site: Site, between: Sequence[cst.CS
                 name, entry = _api(ctx, site, node)
                 module, _, last = name.rpartition(".")
                 if not (name.startswith(_NO_PARAMETERS) or last in _NO_PARAMETER_NAMES.get(module + ".", ())
-                        or entry is not None and entry.transformer in _SCHEDULES):
+                        or entry is not None and (entry.transformer in _SCHEDULES or _makes_no_parameter(entry))):
                     raise NeedsReview("a call between it and minimize may make parameters, which 1.8 would not clip")
             if isinstance(node, cst.AssignTarget) and read & {n.value for n in descendants(node.target)
                                                                if isinstance(n, cst.Name)}:
                 raise NeedsReview("what the clip reads is rebound before the optimizer is made")
+
+
+def _makes_no_parameter(entry: ApiEntry) -> bool:
+    """A 1.8 evaluator, or a `fluid.layers` function none of whose arguments says how to make a parameter
+    or gives code to run (and not one of `_HIDDEN_PARAMETERS`)."""
+    if entry.name.startswith(_EVALUATORS):
+        return True
+    if entry.kind != "function" or not entry.name.startswith("paddle.fluid.layers.") or entry.args_list is None \
+            or entry.name in _HIDDEN_PARAMETERS:
+        return False
+    return not any(p.star or p.name.endswith("attr") or "initializer" in p.name or p.name in _CODE_PARAMETERS
+                   for p in entry.args_list)
 
 
 def _falls_through(stmt: cst.BaseCompoundStatement) -> bool:
@@ -336,8 +360,10 @@ def _falls_through(stmt: cst.BaseCompoundStatement) -> bool:
 
 
 def _reads_program(call: cst.Call) -> bool:
-    """`program.global_block()`, `block.all_parameters()`: a method that reads a 1.8 Program or Block."""
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _PROGRAM_READS
+    """`program.global_block()`, `block.all_parameters()`: a method that reads a 1.8 Program or Block, or
+    copies it (`clone(for_test=...)`: the copy's parameters are not the program's)."""
+    return isinstance(call.func, cst.Attribute) and (call.func.attr.value in _PROGRAM_READS or call.func.attr.value
+                                                     == "clone" and call_args.get(call, "for_test") is not None)
 
 
 def _builtin(ctx: Context, site: Site, call: cst.Call) -> bool:
