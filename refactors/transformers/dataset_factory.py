@@ -27,12 +27,15 @@ name bound once, used only so and by `set_filelist` and as the dataset of `train
 every call is in this module (no other module of the tree says its name, `callers.named_elsewhere`) and
 binds it to a name used only those ways (fixtures/legacy/dataset_returned_static.py): those are the
 methods 1.8's QueueDataset and 2.x's share (2.x has no public setter; a second `init` would add the
-variables again). Passed on, its uses are out of sight; set again in a branch, 2.x has no way to. An
+variables again). Passed on, its uses are out of sight. A field set again in each branch of an
+`if`/`elif`/`else` after the setters (the thread count picked by device) becomes a name each branch
+binds, and the init() follows the `if`, when nothing but Paddle, `os` and Python's builtins runs from
+the first setter to there (`_set_in_branches`, fixtures/legacy/dataset_thread_branches_static.py). An
 InMemoryDataset (loaded, shuffled, released by other methods) is left.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -40,7 +43,7 @@ from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, bound_once, consecutive, names_in, statements
-from refactors.scopes import Scope, descendants
+from refactors.scopes import Scope, bound_names, descendants, dotted
 from refactors.transformers import SCOPE, callers, emit, register
 
 _SETTERS = {"set_use_var": "use_var", "set_pipe_command": "pipe_command", "set_batch_size": "batch_size",
@@ -49,6 +52,7 @@ _KEPT = ("set_filelist",)  # the same method in 2.x
 _RUNS = ("train_from_dataset", "infer_from_dataset")  # Executor methods taking it as `dataset` (second)
 _KINDS = {"QueueDataset": "paddle.distributed.QueueDataset"}
 _CONVERSIONS = ("int", "float", "str", "len")  # builtins (where the file does not rebind them)
+_BUILTINS = (*_CONVERSIONS, "range", "next", "sorted", "list", "print", "min", "max")  # that run no code of the program's
 
 
 @register("dataset_factory", reads=(SCOPE,))
@@ -61,17 +65,33 @@ def dataset_factory(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpress
         raise NeedsReview("the dataset is not a name assigned once, so its setters are not in sight")
     name = bound[0]
     setters = _setters(ctx, site, stmt, name)  # type: ignore[arg-type]
-    last = setters[-1]
+    branches = _set_in_branches(ctx, site, setters, name)
+    _check_uses(ctx, site, stmt, name, setters + (branches[1] if branches else []))  # type: ignore[arg-type]
     values = {_SETTERS[_method(s)]: _value(s) for s in setters}
-    for setter in setters[:-1]:
-        ctx.replace(setter, lambda updated: cst.FlattenSentinel([]))
-    ctx.replace(last, lambda updated: updated.with_changes(body=[cst.Expr(cst.Call(
-        func=cst.Attribute(cst.Name(name), cst.Name("init")),
-        args=[call_args.keyword_arg(k, v) for k, v in values.items()]))]))
+    if branches is None:
+        for setter in setters[:-1]:
+            ctx.replace(setter, lambda updated: cst.FlattenSentinel([]))
+        ctx.replace(setters[-1], lambda updated: updated.with_changes(body=[cst.Expr(_init(name, values))]))
+    else:
+        statement, again = branches
+        field = _SETTERS[_method(again[0])]  # type: ignore[index]
+        held = ctx.fresh_name(site.scope, field)
+        values[field] = cst.Name(held)
+        for setter in setters:
+            ctx.replace(setter, lambda updated: cst.FlattenSentinel([]))
+        for setter in again:
+            ctx.replace(setter, lambda updated: updated.with_changes(body=[cst.Assign(
+                [cst.AssignTarget(cst.Name(held))], updated.body[0].value.args[0].value)]))
+        ctx.insert_around(statement, after=[cst.SimpleStatementLine([cst.Expr(_init(name, values))])])
     ctx.replace(created, lambda updated: updated.func.value)  # the constructor, as converted
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name}().create_dataset() -> {_KINDS[kind]}, "
                                                          f"its setters one init()", True)
     return emit.converted(site, emit.call(ctx, site, _KINDS[kind]))
+
+
+def _init(name: str, values: Dict[str, cst.BaseExpression]) -> cst.Call:
+    return cst.Call(func=cst.Attribute(cst.Name(name), cst.Name("init")),
+                    args=[call_args.keyword_arg(k, v) for k, v in values.items()])
 
 
 def _create_dataset(site: Site, stmt: Optional[cst.CSTNode]) -> cst.Call:
@@ -129,8 +149,88 @@ def _setters(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, name: str)
         raise NeedsReview("no setter follows in the same block, so the 2.x init() has nothing to take")
     if not all(_computes_nothing(_value(s)) for s in setters[:-1]):
         raise NeedsReview("the value of a setter before the last computes something; bind it to a name first")
-    _check_uses(ctx, site, stmt, name, setters)
     return setters
+
+
+def _set_in_branches(ctx: Context, site: Site, setters: List[cst.SimpleStatementLine],
+                     name: str) -> Optional[Tuple[cst.If, List[cst.SimpleStatementLine]]]:
+    """`if c: ... name.set_thread(1) else: ... name.set_thread(n)` after the setters (PaddleRec's ctr
+    scripts pick the thread count by device so): the `if` and its setters, one of the same field in each
+    branch, when the `init()` can go after it: each branch holds one, there is an `else`, every value
+    of the setters before computes nothing, and what runs from the last of them to the end of the `if` is
+    simple statements that rebind no name those values read and call only Paddle, `os` or Python's
+    builtins (no code of the program's, which could change what the values hold). None when no `if` after
+    the setters sets a field; NeedsReview when one does otherwise."""
+    following = {id(s): after for s, after in consecutive(ctx.module)}
+    passed: List[cst.CSTNode] = []
+    current = following.get(id(setters[-1]))
+    while current is not None and not (isinstance(current, cst.If) and _sets(current, name)):
+        passed.append(current)
+        current = following.get(id(current))
+    if current is None:
+        return None
+    again: List[cst.SimpleStatementLine] = []
+    branch: Optional[cst.CSTNode] = current
+    while isinstance(branch, (cst.If, cst.Else)):
+        if isinstance(branch, cst.If):
+            passed.append(branch.test)
+        body = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else ()
+        mine = [s for s in body if _method(s) in _SETTERS and _sets(s, name)]
+        if len(mine) != 1:
+            raise NeedsReview("a setter is called in some branches of an `if` only, or twice in one")
+        _check_setter(mine[0], _method(mine[0]), set())  # type: ignore[arg-type]
+        again.append(mine[0])  # type: ignore[arg-type]
+        passed.extend(s for s in body if s is not mine[0])
+        if isinstance(branch, cst.If) and branch.orelse is None:
+            raise NeedsReview("a setter is called in an `if` without `else`, so the field 2.x's init() "
+                              "takes is known at run time only")
+        branch = branch.orelse if isinstance(branch, cst.If) else None
+    if len({_method(s) for s in again}) != 1:
+        raise NeedsReview("the branches of the `if` call different setters")
+    values = [_value(s) for s in setters]
+    if not all(_computes_nothing(v) for v in values):
+        raise NeedsReview("the value of a setter before the `if` computes something; bind it to a name first")
+    read = set().union(*(names_in(v) for v in values))
+    for node in passed:
+        if isinstance(node, cst.BaseCompoundStatement) or read & bound_names(node) \
+                or not _runs_no_program_code(ctx, site, node, name):
+            raise NeedsReview("a statement between the setters and the `if` that sets one again may change "
+                              "what they were given")
+    return current, again
+
+
+def _sets(node: cst.CSTNode, name: str) -> bool:
+    """`node` calls a setter of `name`."""
+    return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _SETTERS
+               and isinstance(n.func.value, cst.Name) and n.func.value.value == name for n in descendants(node))
+
+
+def _runs_no_program_code(ctx: Context, site: Site, node: cst.CSTNode, name: str) -> bool:
+    """Every call in `node` is of a Paddle API, an `os` function, one of Python's builtins, or the dataset's
+    `set_filelist`, and nothing is stored into an attribute or item."""
+    for n in descendants(node):
+        if isinstance(n, cst.AssignTarget) and not isinstance(n.target, (cst.Name, cst.Tuple, cst.List)):
+            return False
+        if not isinstance(n, cst.Call):
+            continue
+        chain = dotted(n.func)
+        head = chain.partition(".")[0] if chain else None
+        if chain is None or not (
+                chain == f"{name}.{_KEPT[0]}"
+                or "." not in chain and chain in _BUILTINS and ctx.resolver.lookup(chain, site.scope) is None
+                or (ctx.resolver.qualname(chain, site.scope) or "").startswith("paddle.")
+                or head == "os" and _imports_os(ctx)):
+            return False
+    return True
+
+
+def _imports_os(ctx: Context) -> bool:
+    """`os` names the standard module: bound once in the module, by a top-level `import os`."""
+    module = ctx.resolver.module_scope
+    return bound_once(module, "os") and any(
+        isinstance(small, cst.Import) and any(dotted(a.name) in ("os", "os.path") and a.asname is None
+                                              for a in small.names)
+        for stmt in ctx.module.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body)
 
 
 def _check_setter(stmt: cst.SimpleStatementLine, method: str, seen: Set[str]) -> None:
