@@ -50,7 +50,8 @@ _SCHEDULES = ("lr_decay_static", "lr_decay_dygraph", "decay_step_counter")
 # whose `create_parameter` / `conv2d` inside take no such argument (1.8.5 layers/nn.py, detection.py).
 _CODE_PARAMETERS = {"cell", "decoder", "func", "fn", "body", "cond", "true_fn", "false_fn", "branch_fns",
                     "default", "pred_fn_pairs", "forward_func", "backward_func"}
-_HIDDEN_PARAMETERS = ("paddle.fluid.layers.spectral_norm", "paddle.fluid.layers.multi_box_head")
+_LAYERS = "paddle.fluid.layers."
+_HIDDEN_PARAMETERS = ("spectral_norm", "multi_box_head")  # (of _LAYERS)
 _EVALUATORS = "paddle.fluid.evaluator."  # keep their states in persistable variables, not parameters
 _OPTIMIZERS = (OPTIMIZERS, "paddle.optimizer.")
 _STEPS = ("minimize", "backward", "apply_gradients", "apply_optimize")
@@ -338,8 +339,9 @@ def _makes_no_parameter(entry: ApiEntry) -> bool:
     or gives code to run (and not one of `_HIDDEN_PARAMETERS`)."""
     if entry.name.startswith(_EVALUATORS):
         return True
-    if entry.kind != "function" or not entry.name.startswith("paddle.fluid.layers.") or entry.args_list is None \
-            or entry.name in _HIDDEN_PARAMETERS:
+    module, _, last = entry.name.rpartition(".")
+    if entry.kind != "function" or module + "." != _LAYERS or entry.args_list is None \
+            or last in _HIDDEN_PARAMETERS:
         return False
     return not any(p.star or p.name.endswith("attr") or "initializer" in p.name or p.name in _CODE_PARAMETERS
                    for p in entry.args_list)
