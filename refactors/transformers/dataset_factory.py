@@ -209,7 +209,8 @@ def _runs_no_program_code(ctx: Context, site: Site, node: cst.CSTNode, name: str
     """Every call in `node` is of a Paddle API, an `os` function, one of Python's builtins, or the dataset's
     `set_filelist`, and nothing is stored into an attribute or item."""
     for n in descendants(node):
-        if isinstance(n, cst.AssignTarget) and not isinstance(n.target, (cst.Name, cst.Tuple, cst.List)):
+        if isinstance(n, cst.Del) or isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and any(
+                isinstance(t, (cst.Attribute, cst.Subscript)) for t in descendants(n.target)):
             return False
         if not isinstance(n, cst.Call):
             continue

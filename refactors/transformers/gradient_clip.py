@@ -18,10 +18,10 @@ learning rates, `fluid.layers` functions given no parameter attribute, initializ
 exceptions, methods reading a Program, `all_parameters()`; a branch that ends by raising or
 exiting never reaches `minimize`, so what it runs does not count), in statements of their own or in
 `if`/`for`/`while` statements that leave by no `return` or outer `break` (as XLNet's optimization.py
-copies the parameters for weight decay there). The statement goes, and `grad_clip=<clip>` joins each optimizer's arguments. An optimizer
-made before the call in the same block (one statement) takes it alike, provided nothing in between
-rebinds what the clip reads (it is then evaluated there). Otherwise the call is left for review, with
-the reason.
+copies the parameters for weight decay there). The statement goes, and `grad_clip=<clip>` joins each
+optimizer's arguments. An optimizer made before the call in the same block (one statement) takes it
+alike, provided nothing in between rebinds what the clip reads (it is then evaluated there). Otherwise
+the call is left for review, with the reason.
 """
 from __future__ import annotations
 
@@ -46,12 +46,13 @@ _NO_PARAMETER_NAMES = {"paddle.fluid.layers.": ("create_global_var",), "paddle.s
                        "paddle.nn.": ("ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue")}
 _SCHEDULES = ("lr_decay_static", "lr_decay_dygraph", "decay_step_counter")
 # A 1.8 `fluid.layers` function makes a parameter only through an argument saying how (`param_attr`,
-# `bias_attr`, `attr`, `default_initializer`) or code it runs (a cell, a branch); but for these two,
-# whose `create_parameter` / `conv2d` inside take no such argument (1.8.5 layers/nn.py, detection.py).
+# `bias_attr`, `attr`, `default_initializer`) or code it runs (a cell, a branch: these parameters)...
+_LAYERS = "paddle.fluid.layers."
 _CODE_PARAMETERS = {"cell", "decoder", "func", "fn", "body", "cond", "true_fn", "false_fn", "branch_fns",
                     "default", "pred_fn_pairs", "forward_func", "backward_func"}
-_LAYERS = "paddle.fluid.layers."
-_HIDDEN_PARAMETERS = ("spectral_norm", "multi_box_head")  # (of _LAYERS)
+# ...but for these two, whose `create_parameter` / `conv2d` inside take no such argument (1.8.5
+# layers/nn.py, layers/detection.py: the functions of layers/ that reach `create_parameter`).
+_HIDDEN_PARAMETERS = ("spectral_norm", "multi_box_head")
 _EVALUATORS = "paddle.fluid.evaluator."  # keep their states in persistable variables, not parameters
 _OPTIMIZERS = (OPTIMIZERS, "paddle.optimizer.")
 _STEPS = ("minimize", "backward", "apply_gradients", "apply_optimize")
