@@ -15,7 +15,8 @@ once, before the call or by a statement in between, so every parameter it has gr
 before the call; in between, only calls that make no parameter (optimizers, regularizers, clips,
 learning rates, `fluid.layers` functions given no parameter attribute, initializer or code to run
 (`cast`, `topk`, `cross_entropy`, ...: `_makes_no_parameter`), evaluators, `print`, `dict()` and
-exceptions, methods reading a Program, `all_parameters()`; a branch that ends by raising or
+exceptions, methods reading a Program, `all_parameters()`, `fluid.io.is_parameter`, `append` to a list
+written in the function; a branch that ends by raising or
 exiting never reaches `minimize`, so what it runs does not count), in statements of their own or in
 `if`/`for`/`while` statements that leave by no `return` or outer `break` (as XLNet's optimization.py
 copies the parameters for weight decay there). The statement goes, and `grad_clip=<clip>` joins each
@@ -34,6 +35,7 @@ from api_mapping.schema import ApiEntry
 from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
+from refactors.local_values import binding_statements
 from refactors.scopes import bound_names, descendants, dotted
 from refactors.transformers import SCOPE, emit, register
 
@@ -43,6 +45,7 @@ _NO_PARAMETERS = (OPTIMIZERS, "paddle.fluid.regularizer.", "paddle.fluid.clip.",
                   "paddle.optimizer.", "paddle.regularizer.", "paddle.utils.unique_name.")
 _NO_PARAMETER_NAMES = {"paddle.fluid.layers.": ("create_global_var",), "paddle.static.": ("create_global_var",),
                        "paddle.fluid.": ("default_main_program", "default_startup_program"),
+                       "paddle.fluid.io.": ("is_parameter", "is_persistable"),
                        "paddle.nn.": ("ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue")}
 _SCHEDULES = ("lr_decay_static", "lr_decay_dygraph", "decay_step_counter")
 # A 1.8 `fluid.layers` function makes a parameter only through an argument saying how (`param_attr`,
@@ -324,7 +327,8 @@ def _check_no_parameters_made(ctx: Context, site: Site, between: Sequence[cst.CS
         if isinstance(stmt, cst.BaseCompoundStatement) and not (isinstance(stmt, _BRANCHES) and _falls_through(stmt)):
             raise NeedsReview("a compound statement between the call and minimize")
         for node in descendants(stmt):
-            if isinstance(node, cst.Call) and not _builtin(ctx, site, node) and not _reads_program(node):
+            if isinstance(node, cst.Call) and not _builtin(ctx, site, node) and not _reads_program(node) \
+                    and not _appends_to_list(site, node):
                 name, entry = _api(ctx, site, node)
                 module, _, last = name.rpartition(".")
                 if not (name.startswith(_NO_PARAMETERS) or last in _NO_PARAMETER_NAMES.get(module + ".", ())
@@ -367,6 +371,16 @@ def _reads_program(call: cst.Call) -> bool:
     copies it (`clone(for_test=...)`: the copy's parameters are not the program's)."""
     return isinstance(call.func, cst.Attribute) and (call.func.attr.value in _PROGRAM_READS or call.func.attr.value
                                                      == "clone" and call_args.get(call, "for_test") is not None)
+
+
+def _appends_to_list(site: Site, call: cst.Call) -> bool:
+    """`names.append(x)` where every binding of `names` in the scope is a list written there."""
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
+            and isinstance(call.func.value, cst.Name)):
+        return False
+    found = binding_statements(site.scope, call.func.value.value)
+    return bool(found) and all(index is None and isinstance(small, cst.Assign) and isinstance(small.value, cst.List)
+                               for small, index in found)  # type: ignore[union-attr]
 
 
 def _builtin(ctx: Context, site: Site, call: cst.Call) -> bool:
