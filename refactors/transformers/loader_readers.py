@@ -22,18 +22,14 @@ has no counterpart of, a `reset()` apart from a loop, passing it elsewhere) leav
 """
 from __future__ import annotations
 
-import ast
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Sequence, Set, Tuple
 
 import libcst as cst
 
-from refactors import loader_across
 from refactors.engine import Context, NeedsReview, Site
 from refactors.scopes import Scope, descendants
-from refactors.tree_index import TreeIndex
 from refactors.transformers import callers, reading_loop
 
 _READ = ("start", "reset")  # what a reading loop calls on the loader
@@ -111,7 +107,9 @@ def check_passed(ctx: Context, site: Site, readers: Readers) -> None:
             if not (isinstance(given, cst.Name) and (id(where.node), given.value) in readers.loaders):
                 raise NeedsReview(f"`{function.name.value}` is also called with a `{param}` that is not a loader the "
                                   f"rewrite makes, so its reading loop stays")
-        _named_elsewhere(ctx, function.name.value)
+        if callers.named_elsewhere(ctx, function.name.value):
+            raise NeedsReview(f"`{function.name.value}`, which reads the loader, is named in another module of the "
+                              f"tree, which may call it with another loader")
         if len(scope.bindings.get(param, ())) != 1 or param in scope.globals or param in scope.nonlocals:
             raise NeedsReview(f"`{param}` is rebound in `{function.name.value}`")
         here = dataclasses.replace(site, scope=scope)
@@ -125,28 +123,6 @@ def check_passed(ctx: Context, site: Site, readers: Readers) -> None:
         if any(id(found.start) in ctx.left or id(found.loop) in ctx.left for found in loops):
             raise NeedsReview("a loop that reads the loader comes before the function that builds it, where the "
                               "rewrite has gone past")
-
-
-def _named_elsewhere(ctx: Context, function: str) -> None:
-    """NeedsReview when another module of the tree imports this one and names the function (it may call it
-    with another loader)."""
-    if ctx.other_modules is None:
-        return
-    origin = os.path.abspath(ctx.other_modules.origin)
-    for path in loader_across.modules(origin):
-        digest = loader_across.text_naming(path, function)
-        module = loader_across.parsed(path) if digest is not None else None
-        if module is None:
-            continue
-        index = TreeIndex(path, lambda _: None)
-        imported = [(f"{s.module}.{a.name}" if s.module else a.name, s.level) for s in ast.walk(module)
-                    if isinstance(s, ast.ImportFrom) for a in s.names] + \
-            [(s.module or "", s.level) for s in ast.walk(module) if isinstance(s, ast.ImportFrom)] + \
-            [(a.name, 0) for s in ast.walk(module) if isinstance(s, ast.Import) for a in s.names]
-        if any(index.module_path(os.path.abspath(path), name, level) == origin for name, level in imported):
-            ctx.other_modules.reads[path] = digest
-            raise NeedsReview(f"`{function}`, which reads the loader, is named in "
-                              f"{os.path.relpath(path, os.path.dirname(origin))}, which imports this module")
 
 
 def rewrite(ctx: Context, readers: Readers) -> None:
