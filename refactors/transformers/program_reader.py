@@ -32,8 +32,9 @@ function shows all of it: the reader a name bound once; its `read_file` the next
 many fields, the dtypes string literals, every LoD level 0 (2.x feeds no LoD tensors); then a setter in
 the same block, the loops that read it (reading_loop), and no other use of the name. A sample reader's
 shapes must each start with a negative batch size (else 1.8's DataFeeder prepended one). Anything else is
-left (runtime_shim serves both calls) with the reason; most readers of the 1.x model zoos are returned to
-callers, which is the reason given there.
+left (runtime_shim serves both calls) with the reason. A reader its function returns to callers of the
+module, which set its source and read it, is returned_reader's: the function returns the DataLoader's
+arguments, and each caller makes the loader.
 """
 from __future__ import annotations
 
@@ -41,12 +42,13 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from refactors import call_args
+from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, names_in
 from refactors.scopes import descendants
-from refactors.transformers import SCOPE, data_feeder, emit, generator_loader, reading_loop, register
+from refactors.transformers import (SCOPE, data_feeder, emit, generator_loader, reading_loop, register,
+                                   returned_reader)
 
 # py_reader's setters (layers/io.py:544-548): (the DataLoader setter each amounts to, its parameters)
 SETTERS: generator_loader.Setters = {
@@ -108,6 +110,8 @@ def _convert(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStat
     changed = _changed(before, set().union(*map(names_in, shapes)))
     if changed is not None:
         raise NeedsReview(f"`{changed}` may change between the reader and its read_file")
+    if _returned(site, reader) is not None and not any(generator_loader.setter_call(s, reader, SETTERS) for s in later):
+        return _convert_returned(ctx, site, node, statement, reader, read, targets, fields)
     setter, setter_statement, between = _setter(site, later, reader)
     method = setter.func.attr.value  # type: ignore[attr-defined]
     kind = SETTERS[method][0]
@@ -128,18 +132,62 @@ def _convert(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStat
                               f"prepended one")
         feeder = data_feeder.numpy_feeder(ctx, site, kept["feed_list"].deep_clone(), dtypes)
 
-    def data(updated: cst.CSTNode) -> cst.FlattenSentinel:
-        made = [cst.SimpleStatementLine(body=[cst.Assign(
-            targets=[cst.AssignTarget(cst.Name(name))],
-            value=emit.call(ctx, site, "paddle.static.data", name=cst.SimpleString(repr(name)), shape=shape,
-                            dtype=cst.SimpleString(repr(dtype))))]) for name, shape, dtype in zip(targets, shapes, dtypes)]
-        made[0] = made[0].with_changes(leading_lines=updated.leading_lines)  # type: ignore[attr-defined]
-        return cst.FlattenSentinel(made)
-
-    ctx.replace(read, data)
+    ctx.replace(read, lambda updated: _data(ctx, site, updated, targets, fields))
     ctx.memo[(_OUTCOME, id(read.body[0].value))] = (reader,)  # type: ignore[attr-defined]
     return generator_loader.rewrite_loader(ctx, site, statement, reader, (method, SETTERS), kept, setter_statement,
                                           feeder, node, loops)
+
+
+def _convert_returned(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStatementLine, reader: str,
+                      read: cst.SimpleStatementLine, targets: List[str],
+                      fields: Tuple[List[cst.BaseExpression], List[str]]) -> cst.BaseExpression:
+    """A reader its function returns (returned_reader): the variables where read_file was, then the
+    DataLoader's arguments (`functools.partial`) bound to the reader's name, which the callers make into the
+    loader where they set its source."""
+    found = returned_reader.plan(ctx, site, reader, SETTERS)
+    samples = [c.name for c in found if SETTERS[c.setter[1].func.attr.value][0] != "set_batch_generator"]  # type: ignore
+    if samples and not all(_batch_first(shape) for shape in fields[0]):
+        raise NeedsReview(f"`{samples[0]}` is given samples, and a shape does not start with a negative batch size, "
+                          f"so 1.8's DataFeeder prepended one")
+    kept: Dict[str, cst.BaseExpression] = {"batch_size": cst.Name("None"), "feed_list": cst.List(
+        [cst.Element(cst.Name(t)) for t in targets]), "return_list": cst.Name("False")}
+    double_buffer = call_args.get(node, "use_double_buffer")
+    if double_buffer is not None:
+        kept["use_buffer_reader"] = double_buffer.value
+    partial = cst.Attribute(emit.stdlib_module(ctx, site, "functools"), cst.Name("partial"))
+    loader = call_args.with_args(cst.Call(func=partial), [cst.Arg(emit.name(ctx, site, "paddle.io.DataLoader"))] + [
+        call_args.keyword_arg(k, v) for k, v in kept.items()])
+    moved: List[str] = []
+
+    def remove(updated: cst.CSTNode) -> cst.FlattenSentinel:
+        moved.extend(kept_comments.comments(updated))
+        return cst.FlattenSentinel([])
+
+    def data(updated: cst.CSTNode) -> cst.FlattenSentinel:
+        made = _data(ctx, site, updated, targets, fields)
+        assign = cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader))], value=loader)])
+        return kept_comments.above(cst.FlattenSentinel([*made.nodes, assign]), moved)
+
+    ctx.replace(statement, remove)
+    ctx.replace(read, data)
+    returned_reader.rewrite(ctx, site, found, SETTERS)
+    ctx.memo[(_OUTCOME, id(read.body[0].value))] = (reader,)  # type: ignore[attr-defined]
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> paddle.static.data variables and "
+                                                         f"paddle.io.DataLoader's arguments (functools.partial), "
+                                                         f"made into the loader where each caller sets its source",
+                              True)
+    return emit.converted(site, node)
+
+
+def _data(ctx: Context, site: Site, updated: cst.CSTNode, targets: Sequence[str],
+          fields: Tuple[List[cst.BaseExpression], List[str]]) -> cst.FlattenSentinel:
+    """`name = paddle.static.data(...)` for each variable read_file's statement (`updated`) bound."""
+    made = [cst.SimpleStatementLine(body=[cst.Assign(
+        targets=[cst.AssignTarget(cst.Name(name))],
+        value=emit.call(ctx, site, "paddle.static.data", name=cst.SimpleString(repr(name)), shape=shape,
+                        dtype=cst.SimpleString(repr(dtype))))]) for name, shape, dtype in zip(targets, *fields)]
+    made[0] = made[0].with_changes(leading_lines=updated.leading_lines)  # type: ignore[attr-defined]
+    return cst.FlattenSentinel(made)
 
 
 def _read_file(ctx: Context, after: Sequence[cst.BaseStatement], reader: str) -> Optional[Tuple[
