@@ -145,7 +145,8 @@ def _convert_returned(ctx: Context, site: Site, node: cst.Call, statement: cst.S
     DataLoader's arguments (`functools.partial`) bound to the reader's name, which the callers make into the
     loader where they set its source."""
     found = returned_reader.plan(ctx, site, reader, SETTERS)
-    samples = [c.name for c in found if SETTERS[c.setter[1].func.attr.value][0] != "set_batch_generator"]  # type: ignore
+    samples = [c.name for c in found if c.setter and
+               SETTERS[c.setter[1].func.attr.value][0] != "set_batch_generator"]  # type: ignore[attr-defined]
     if samples and not all(_batch_first(shape) for shape in fields[0]):
         raise NeedsReview(f"`{samples[0]}` is given samples, and a shape does not start with a negative batch size, "
                           f"so 1.8's DataFeeder prepended one")

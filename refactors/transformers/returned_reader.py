@@ -26,11 +26,12 @@ become `for batch in loader:` feeding the run (reading_loop). Checked on 1.8.5 a
 fixtures/legacy/py_reader_returned_static.py.
 
 `plan` takes it only where all of it is in sight: the function a plain `def` at the top of the module,
-named by no other module of the tree, the reader bound once and used only by `read_file` and the function's
-`return`s (alone, or the same element of each returned tuple); every call of it in the module binds the
-reader to a name of its own (in the caller's block or the `with` blocks in it) whose first use after the
-call is one setter, then only `start()` and the reading loop reading_loop takes, in code the pass has not
-gone past (the caller after the function). Otherwise its reason names the piece that is not.
+imported and named by no other module of the tree, the reader bound once and used only by `read_file` and
+the function's `return`s, every one of which gives it (alone, or as the same element of a tuple); every
+call of it in the module binds the reader to a name of its own (in the caller's block or the `with` blocks
+in it) that is used nowhere else, or whose first use after the call is one setter, then only `start()` and
+the reading loop reading_loop takes, in code the pass has not gone past (the caller after the function).
+Otherwise its reason names the piece that is not.
 """
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ class Caller:
 
     name: str  # the name the caller binds the reader to
     site: Site  # the reader's site, in the caller's scope (where reading_loop works)
-    setter: Tuple[cst.SimpleStatementLine, cst.Call]
+    setter: Optional[Tuple[cst.SimpleStatementLine, cst.Call]]  # None: the reader is not used there
     loops: List[reading_loop.ReadingLoop]
 
 
@@ -101,6 +102,8 @@ def _caller(ctx: Context, site: Site, call: cst.Call, scope: Scope, index: Optio
         raise NeedsReview("the reader is not bound to a name of its own")
     name = target.value
     ctx.reads(scope.node, words=(name,))
+    if _uses(ctx, scope, name) == 1:  # (bound and not used: nothing reads the loader)
+        return Caller(name, site, None, [])
     if not ctx.resolver.is_paddle_root(scope) or ctx.in_dygraph_guard(call):
         raise NeedsReview("`paddle` is rebound there, or it is in a dygraph guard")
     after = _after(scope.node.body if isinstance(scope.node, cst.Module) else scope.node.body.body,  # type: ignore
@@ -153,6 +156,8 @@ def _uses(ctx: Context, scope: Scope, name: str) -> int:
 def rewrite(ctx: Context, site: Site, found: Sequence[Caller], setters: generator_loader.Setters) -> None:
     """Each caller makes the loader where it set the source and iterates it where it read it."""
     for caller in found:
+        if caller.setter is None:
+            continue
         generator_loader.make_at_setters(ctx, site, caller.name, [caller.setter], setters, static=True)
         reading_loop.rewrite(ctx, caller.site, caller.name, caller.loops)
 
@@ -171,12 +176,12 @@ def _returned_index(function: cst.FunctionDef, reader: str) -> Optional[int]:
         elif isinstance(node, (cst.Yield, cst.Lambda, cst.FunctionDef, cst.ClassDef)) and node is not function and \
                 (isinstance(node, cst.Yield) or reader in names_in(node)):
             raise NeedsReview(f"`{reader}` is read by a nested definition, or the function yields")
-        elif isinstance(node, cst.Return) and node.value is not None and reader in names_in(node.value):
+        elif isinstance(node, cst.Return):  # (each gives it: a caller's name is the reader on every path)
             returns += 1
             value = node.value
             elements = value.elements if isinstance(value, cst.Tuple) else ()
             at = [i for i, e in enumerate(elements) if isinstance(e.value, cst.Name) and e.value.value == reader]
-            if isinstance(value, cst.Name):
+            if isinstance(value, cst.Name) and value.value == reader:
                 found.add(None)
             elif len(at) == 1 and not any(isinstance(e, cst.StarredElement) for e in elements):
                 found.add(at[0])
