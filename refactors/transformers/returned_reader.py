@@ -98,12 +98,14 @@ def _caller(ctx: Context, site: Site, call: cst.Call, scope: Scope, index: Optio
     if index is not None and isinstance(target, (cst.Tuple, cst.List)) and \
             not any(isinstance(e, cst.StarredElement) for e in target.elements) and index < len(target.elements):
         target = target.elements[index].value
-    if not isinstance(target, cst.Name) or not bound_once(scope, target.value):
-        raise NeedsReview("the reader is not bound to a name of its own")
+    if not isinstance(target, cst.Name):
+        raise NeedsReview("the reader is not bound to a name")
     name = target.value
     ctx.reads(scope.node, words=(name,))
-    if _uses(ctx, scope, name) == 1:  # (bound and not used: nothing reads the loader)
+    if _uses(ctx, scope, name) == len(scope.bindings.get(name, ())):  # (only bound, as `_`: nothing reads it)
         return Caller(name, site, None, [])
+    if not bound_once(scope, name):
+        raise NeedsReview(f"`{name}` is bound more than once there")
     if not ctx.resolver.is_paddle_root(scope) or ctx.in_dygraph_guard(call):
         raise NeedsReview("`paddle` is rebound there, or it is in a dygraph guard")
     after = _after(scope.node.body if isinstance(scope.node, cst.Module) else scope.node.body.body,  # type: ignore
