@@ -34,3 +34,36 @@ def test_left_where_another_module_imports_it(tmp_path: Path) -> None:
     assert result.code.count(BUILDS) == 1  # (make_reader, which infer.py does not name)
     left = [f.message for f in result.findings if not f.fixed and f.line == 7]
     assert left and "`build_program` is also named in infer.py" in left[0], left
+
+
+NESTED = '''\
+import paddle.fluid as fluid
+
+
+def build(main, startup):
+    with fluid.program_guard(main, startup):
+        reader = fluid.layers.py_reader(capacity=4, shapes=[[-1, 4]], dtypes=['float32'])
+        image = fluid.layers.read_file(reader)
+    return reader, image
+
+
+def train(exe, main, startup, batches):
+    reader, image = build(main, startup)
+    reader.decorate_tensor_provider(batches)
+    reader.start()
+    while True:
+        try:
+            exe.run(main)
+        except fluid.core.EOFException:
+            reader.reset()
+            break
+    return lambda: reader.start()
+'''
+
+
+def test_left_where_a_nested_function_of_the_caller_reads_it() -> None:
+    result = refactors.upgrade_code(NESTED)
+    assert BUILDS not in result.code
+    assert [f for f in result.findings if not f.fixed and "`reader` is read by a function or class defined there"
+            in f.message]
+    assert BUILDS in refactors.upgrade_code(NESTED.replace("    return lambda: reader.start()\n", "")).code
