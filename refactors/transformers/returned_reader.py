@@ -35,20 +35,16 @@ Otherwise its reason names the piece that is not.
 """
 from __future__ import annotations
 
-import ast
 import dataclasses
-import os
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from refactors import loader_across
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import bound_once, names_in, statements
 from refactors.scopes import Scope, descendants
 from refactors.transformers import callers, data_feeder, generator_loader, reading_loop
-from refactors.tree_index import TreeIndex
 
 
 @dataclass
@@ -78,10 +74,9 @@ def plan(ctx: Context, site: Site, reader: str, setters: generator_loader.Setter
     if not calls:
         raise NeedsReview(f"`{reader}` is returned to callers, and `{where}` is called in no place of this module "
                           f"(its callers are in other modules)")
-    elsewhere = _named_elsewhere(ctx, where)
-    if elsewhere is not None:
-        raise NeedsReview(f"`{reader}` is returned to callers, and `{where}` is also named in {elsewhere}, whose "
-                          f"reads of it are not rewritten with this module")
+    if callers.named_elsewhere(ctx, where):
+        raise NeedsReview(f"`{reader}` is returned to callers, and `{where}` is also named in another module of the "
+                          f"tree, whose reads of it are not rewritten with this module")
     try:
         return [_caller(ctx, site, call, scope, index, setters) for call, scope in calls]
     except NeedsReview as reason:
@@ -205,26 +200,4 @@ def _after(block: Sequence[cst.BaseStatement], statement: cst.CSTNode) -> Option
             inner = _after(stmt.body.body, statement)
             if inner is not None:
                 return inner + list(block[position + 1:])
-    return None
-
-
-def _named_elsewhere(ctx: Context, function: str) -> Optional[str]:
-    """The first other module of the tree that imports this one and says `function` (it may call it and read
-    the reader as 1.8's), None where none does or the tree is not known."""
-    if ctx.other_modules is None:
-        return None
-    origin = os.path.abspath(ctx.other_modules.origin)
-    for path in loader_across.modules(origin):
-        digest = loader_across.text_naming(path, function)
-        module = loader_across.parsed(path) if digest is not None else None
-        if module is None:
-            continue
-        ctx.other_modules.reads[path] = digest  # (a change of it may change the plan)
-        index = TreeIndex(path, lambda _: None)
-        imported = [(s.module or "", s.level) for s in ast.walk(module) if isinstance(s, ast.ImportFrom)]
-        imported += [(f"{s.module}.{a.name}" if s.module else a.name, s.level) for s in ast.walk(module)
-                     if isinstance(s, ast.ImportFrom) for a in s.names]
-        imported += [(a.name, 0) for s in ast.walk(module) if isinstance(s, ast.Import) for a in s.names]
-        if any(index.module_path(os.path.abspath(path), name, level) == origin for name, level in imported):
-            return os.path.relpath(path, os.path.dirname(origin))
     return None
