@@ -32,10 +32,10 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from refactors.engine import Context, NeedsReview, literal
-from refactors.local_values import statements
-from refactors.scopes import Reference, Scope, descendants
+from refactors.local_values import all_statements, statements
+from refactors.scopes import Reference, Scope, descendants, dotted, module_dotted
 from refactors.transformers import callers, emit
-from refactors.transformers.profiler_block import KEYS, TARGETS, block_name
+from refactors.transformers.profiler_block import _BLOCK, KEYS, TARGETS, block_name
 
 _FAMILY = "paddle.fluid.profiler."
 RESET, BLOCK, CUDA_BLOCK = (_FAMILY + n for n in ("reset_profiler", "profiler", "cuda_profiler"))
@@ -44,39 +44,74 @@ RESET, BLOCK, CUDA_BLOCK = (_FAMILY + n for n in ("reset_profiler", "profiler", 
 def plan(ctx: Context, scope: Scope, references: List[Tuple[Reference, str]]) -> str:
     """The function's new parameter, made once with the Profilers its calls pass it; NeedsReview with the
     reason when the module does not show all of it."""
-    return ctx.planned(("profiler passed", id(scope.node)), lambda: _make(ctx, scope, references))  # type: ignore
-
-
-def _make(ctx: Context, scope: Scope, references: List[Tuple[Reference, str]]) -> str:
     function = scope.node
-    if not isinstance(function, cst.FunctionDef) or function.params.star_kwarg is not None:
+    if not isinstance(function, cst.FunctionDef):
         raise NeedsReview("the reset is not in a plain function of the module")
     blocks = _blocks(ctx, references)
+
+    def make() -> str:
+        if not _reached(ctx, function, blocks):
+            raise NeedsReview("no `with profiler.profiler(...)` block still ahead calls this function")
+        return _param(ctx, function, blocks)
+    return ctx.planned(("profiler passed", id(function)), make)  # type: ignore[return-value]
+
+
+def _reached(ctx: Context, function: cst.FunctionDef, blocks: Dict[int, str],
+             visiting: Tuple[cst.FunctionDef, ...] = ()) -> bool:
+    """Whether a converted `profiler()` block of the module runs `function`: a call of it in the block, in
+    a `with` of a context manager whose block yields (`_entered`), or in a function such a block runs (which
+    then gets the Profiler too). NeedsReview when the module does not show every call, or one of them
+    could not pass the Profiler on."""
     calls = callers.calls_of(ctx, function)
-    if not calls:
+    if calls is None:
         raise NeedsReview("the function's calls are not all in sight")
-    passing: List[Tuple[cst.Call, cst.With, Scope]] = []
+    reached = False
     for call, where in calls:
-        block = _block_around(call, where, blocks)
-        if block is None:
-            _no_profiler_runs(ctx, where, scope, blocks)
-        elif blocks[id(block)] == BLOCK:
-            passing.append((call, block, where))
-    if not passing or any(id(block) in ctx.left for _, block, _ in passing):
-        raise NeedsReview("no `with profiler.profiler(...)` block still ahead calls this function")
-    for call, block, _ in passing:
-        if any(arg.star for arg in call.args) or not _converts(ctx, block):
-            raise NeedsReview("a profiler block calling this function stays as it is")
-    profilers = [block_name(ctx, block, where) for _, block, where in passing]
-    param = ctx.fresh_name(scope, "prof")
+        source = _source(ctx, call, where, blocks)
+        if source is None:
+            if isinstance(where.node, cst.Module):
+                continue  # no profiler runs in the module body but in the blocks
+            if not isinstance(where.node, cst.FunctionDef) or where.node is function or where.node in visiting:
+                raise NeedsReview("the function is called from itself or from a lambda, class body or comprehension")
+            if not _reached(ctx, where.node, blocks, (*visiting, function)):
+                continue
+        elif source[0] == CUDA_BLOCK:
+            continue  # 1.8's reset never touched nvprof
+        if any(arg.star for arg in call.args) or _left(ctx, call):
+            raise NeedsReview("a call that would pass the Profiler on has *args or **kwargs, or was upgraded already")
+        reached = True
+    if reached and (function.params.star_kwarg is not None or _left(ctx, function)):
+        raise NeedsReview("a function that would get the Profiler takes **kwargs, or was upgraded already")
+    return reached
+
+
+def _param(ctx: Context, function: cst.FunctionDef, blocks: Dict[int, str]) -> str:
+    """The parameter `function` (which `_reached` found run by a profiler block) gets the Profiler by, its
+    calls passing what runs where they are; made once."""
+    key = ("profiler parameter", id(function))
+    if key in ctx.memo:
+        return ctx.memo[key]  # type: ignore[return-value]
+    passing = []  # (call, the name of the Profiler it passes), the names taken before the parameter's
+    for call, where in callers.calls_of(ctx, function) or ():
+        source = _source(ctx, call, where, blocks)
+        if source is None:
+            prof = _param(ctx, where.node, blocks) \
+                if isinstance(where.node, cst.FunctionDef) and _reached(ctx, where.node, blocks) else None
+        else:
+            prof = block_name(ctx, source[1], where) if source[0] == BLOCK \
+                else _context_name(ctx, source[1], where, blocks) if source[0] == CONTEXT else None
+        if prof is not None:
+            passing.append((call, prof))
+    param = ctx.memo[key] = ctx.fresh_name(ctx.resolver.scopes[id(function)], "prof")
     ctx.replace(function, lambda updated: _with_param(updated, param))  # type: ignore[arg-type]
-    for (call, _, _), prof in zip(passing, profilers):
+    for call, prof in passing:
         ctx.replace(call, lambda updated, prof=prof: updated.with_changes(args=[
             *_comma_after_last(updated.args), cst.Arg(cst.Name(prof), keyword=cst.Name(param), equal=_EQUAL)]))
     return param
 
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+CONTEXT = "a context manager's profiler block"
 
 
 def _blocks(ctx: Context, references: List[Tuple[Reference, str]]) -> Dict[int, str]:
@@ -98,25 +133,146 @@ def _blocks(ctx: Context, references: List[Tuple[Reference, str]]) -> Dict[int, 
     return found
 
 
-def _block_around(call: cst.Call, where: Scope, blocks: Dict[int, str]) -> Optional[cst.With]:
-    """The profiler block of the call's own scope whose body holds the call; NeedsReview when two do."""
-    around = [stmt for stmt in statements(where.node) if id(stmt) in blocks
-              and any(node is call for node in descendants(stmt.body))]  # type: ignore[attr-defined]
+def _source(ctx: Context, call: cst.Call, where: Scope, blocks: Dict[int, str]) -> Optional[Tuple[str, cst.With]]:
+    """(BLOCK, CUDA_BLOCK or CONTEXT, the `with` statement) for the profiler block of the call's own scope
+    whose body holds the call, or the `with` of a context manager that enters one; None when there is none.
+    NeedsReview when two are around it, or the block stays as it is."""
+    around = []
+    for stmt in statements(where.node):
+        if isinstance(stmt, cst.With) and any(node is call for node in descendants(stmt.body)):
+            kind = blocks.get(id(stmt)) or (CONTEXT if _entered(ctx, stmt, where, blocks) is not None else None)
+            if kind is not None:
+                around.append((kind, stmt))
     if len(around) > 1:
         raise NeedsReview("profiler blocks nested in each other")
-    return around[0] if around else None  # type: ignore[return-value]
+    if around and around[0][0] == BLOCK and not _converted(ctx, around[0][1]):
+        raise NeedsReview("a profiler block calling this function stays as it is")
+    return around[0] if around else None
 
 
-def _no_profiler_runs(ctx: Context, where: Scope, function: Scope, blocks: Dict[int, str]) -> None:
-    """A call outside the module's profiler blocks: no profiler may run there (the module body, or a
-    function no such block calls)."""
-    if isinstance(where.node, cst.Module):
-        return
-    if where is function or not isinstance(where.node, cst.FunctionDef):
-        raise NeedsReview("the function is called from itself or from a lambda, class body or comprehension")
-    outer = callers.calls_of(ctx, where.node)
-    if outer is None or any(_block_around(call, scope, blocks) is not None for call, scope in outer):
-        raise NeedsReview("a call outside the profiler blocks is in a function they may run")
+def _converted(ctx: Context, block: cst.With) -> bool:
+    """Whether profiler_block converts (or converted) this `profiler(...)` block."""
+    return (_BLOCK, id(block)) in ctx.memo if id(block) in ctx.left else _converts(ctx, block)
+
+
+def _entered(ctx: Context, stmt: cst.With, where: Scope,
+             blocks: Dict[int, str]) -> Optional[Tuple[cst.FunctionDef, cst.With]]:
+    """`manager` and the `profiler()` block that `with manager(...):` enters, `manager` a `@contextlib.contextmanager`
+    function of the module that yields inside it (language_model's and seq2seq's `profile_context`); None
+    when `stmt` enters no such function. The function's yield inside the block will give the block's
+    Profiler to the `with` (bound by a new `as` name, deleted after it as the block deletes its own: 3.3.1
+    makes no Profiler while another one lives); its other yields give None, where 1.8 ran no profiler.
+    NeedsReview when that cannot be done."""
+    item = stmt.items[0].item if len(stmt.items) == 1 else None
+    if not (isinstance(item, cst.Call) and isinstance(item.func, cst.Name)):
+        return None
+    manager = callers.definition(ctx, where, item.func.value)
+    if manager is None or ctx.resolver.scopes[id(manager)].parent is not ctx.resolver.module_scope:
+        return None
+    inner = [s for s in statements(manager) if id(s) in blocks]
+    if not inner:
+        return None
+    if not _is_context_manager(ctx, manager):
+        raise NeedsReview("a function with a profiler block around its call is no @contextlib.contextmanager")
+    if len(inner) != 1 or blocks[id(inner[0])] != BLOCK or not _converted(ctx, inner[0]):
+        raise NeedsReview("the context manager around the call has other profiler blocks, or one that stays")
+    yields = [n for n in descendants(manager.body) if isinstance(n, (cst.Yield, cst.FunctionDef, cst.Lambda))]
+    bare = {id(line.body[0].value) for line in statements(manager) if isinstance(line, cst.SimpleStatementLine)
+            and len(line.body) == 1 and isinstance(line.body[0], cst.Expr)}
+    if any(not isinstance(n, cst.Yield) or n.value is not None or id(n) not in bare for n in yields) \
+            or len([n for n in descendants(inner[0].body) if isinstance(n, cst.Yield)]) != 1:
+        raise NeedsReview("the context manager does not yield nothing, once in its profiler block, as a statement")
+    if len(ctx.left.get(id(manager), [manager])) != 1 or not _entered_only(ctx, manager):
+        raise NeedsReview("the context manager is used otherwise than by `with` statements without `as`")
+    if stmt.items[0].asname is not None or any(isinstance(n, (cst.Break, cst.Continue)) for n in descendants(stmt.body)):
+        raise NeedsReview("the `with` around the call binds a name, or breaks or continues out of its block")
+    return manager, inner[0]
+
+
+def _context_name(ctx: Context, stmt: cst.With, where: Scope, blocks: Dict[int, str]) -> str:
+    """The name `with manager(...):` binds the Profiler its manager yields to, made once (`_entered`)."""
+    key = ("profiler context name", id(stmt))
+    if key in ctx.memo:
+        return ctx.memo[key]  # type: ignore[return-value]
+    manager, block = _entered(ctx, stmt, where, blocks)  # type: ignore[misc]  # (_source found them)
+    prof = block_name(ctx, block, ctx.resolver.scopes[id(manager)])
+    if ("profiler yield", id(manager)) not in ctx.memo:
+        ctx.memo[("profiler yield", id(manager))] = prof
+        if id(manager) in ctx.left:
+            ctx.edit_left(ctx.module, manager, lambda made: made.visit(_YieldProfiler(prof)))
+        else:
+            found = next(n for n in descendants(block.body) if isinstance(n, cst.Yield))
+            ctx.replace(found, lambda updated: updated.with_changes(value=cst.Name(prof)))
+    name = ctx.memo[key] = ctx.fresh_name(where, "prof")
+    ctx.replace(stmt, lambda updated: updated.with_changes(items=[updated.items[0].with_changes(
+        asname=cst.AsName(cst.Name(name)))]))
+    ctx.insert_around(stmt, after=[cst.SimpleStatementLine([cst.Del(cst.Name(name))])])
+    return name
+
+
+def _is_context_manager(ctx: Context, function: cst.FunctionDef) -> bool:
+    """Whether a module-level `function` has the one decorator `@contextlib.contextmanager` (after `import
+    contextlib`) or `@contextmanager` (after `from contextlib import contextmanager`), bound once."""
+    chain = dotted(function.decorators[0].decorator) or "" if len(function.decorators) == 1 else ""
+    module, head = ctx.resolver.module_scope, chain.partition(".")[0]
+    if chain not in ("contextlib.contextmanager", "contextmanager") \
+            or ctx.resolver.binding_scope(head, module) is not module or len(module.bindings[head]) != 1:
+        return False
+    for small in (s for line in ctx.module.body if isinstance(line, cst.SimpleStatementLine) for s in line.body):
+        if isinstance(small, cst.Import) and chain == "contextlib.contextmanager":
+            found = [a for a in small.names if dotted(a.name) == "contextlib"]
+        elif isinstance(small, cst.ImportFrom) and module_dotted(small.module) == "contextlib" \
+                and not isinstance(small.names, cst.ImportStar) and chain == "contextmanager":
+            found = [a for a in small.names if dotted(a.name) == "contextmanager"]
+        else:
+            continue
+        if any(a.asname is None for a in found):
+            return True
+    return False
+
+
+def _entered_only(ctx: Context, manager: cst.FunctionDef) -> bool:
+    """Whether every use of the module-level `manager` is the one item of a `with` that binds no name (which
+    its yield gave None, and so may give anything)."""
+    name = manager.name.value
+    ctx.reads(ctx.module, words=(name,))
+    items = {id(stmt.items[0].item.func) for stmt in all_statements(ctx.module) if isinstance(stmt, cst.With)
+             and len(stmt.items) == 1 and stmt.items[0].asname is None and isinstance(stmt.items[0].item, cst.Call)}
+    module = ctx.resolver.module_scope
+    return all(id(ref.node) in items for ref in ctx.resolver.chains.values()
+               if ref.dotted.partition(".")[0] == name and ctx.resolver.binding_scope(name, ref.scope) is module)
+
+
+def _left(ctx: Context, node: cst.CSTNode) -> bool:
+    """Whether the pass has left a statement that holds `node` (too late to change it)."""
+    key = id(node)
+    while key:
+        if key in ctx.left:
+            return True
+        key = ctx.resolver.parents.get(key, 0)
+    return False
+
+
+class _YieldProfiler(cst.CSTTransformer):
+    """In an upgraded context manager: the bare `yield` in the Profiler block bound to `prof` yields it."""
+
+    def __init__(self, prof: str) -> None:
+        super().__init__()
+        self.prof, self.depth = prof, 0
+
+    def _block(self, node: cst.With) -> bool:
+        return len(node.items) == 1 and node.items[0].asname is not None \
+            and isinstance(node.items[0].asname.name, cst.Name) and node.items[0].asname.name.value == self.prof
+
+    def visit_With(self, node: cst.With) -> None:
+        self.depth += self._block(node)
+
+    def leave_With(self, original: cst.With, updated: cst.With) -> cst.With:
+        self.depth -= self._block(original)
+        return updated
+
+    def leave_Yield(self, original: cst.Yield, updated: cst.Yield) -> cst.Yield:
+        return updated.with_changes(value=cst.Name(self.prof)) if self.depth and updated.value is None else updated
 
 
 def _converts(ctx: Context, block: cst.With) -> bool:
