@@ -26,7 +26,8 @@ same at every stop and made of literals and names only a parameter or an enclosi
 (`args.profiler_path`, `"/tmp/profile_%d" % trainer_id`). Converted only
 when every use of the family in the module is such a call statement of that one scope, so no other
 code of the module starts, stops or resets the profiler these calls share, and the module makes no
-`paddle.profiler.Profiler` (3.3.1 runs one at a time; a converted `cuda_profiler` block is one).
+other `paddle.profiler.Profiler` (3.3.1 runs one at a time; a converted `cuda_profiler` block is one),
+but in `cuda_profiler` blocks kept apart from the function (`profiler_apart`).
 
 `reset_profiler()` inside a converted `with profiler.profiler(...)` block of the same scope
 (`profiler_block`) becomes the block's `prof.stop()` + `prof.start()`. A reset in a function that such
@@ -48,7 +49,7 @@ from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import bound_once, statements
 from refactors.scopes import Scope
-from refactors.transformers import SCOPE, emit, profiler_passed, register
+from refactors.transformers import SCOPE, emit, profiler_apart, profiler_passed, register
 from refactors.transformers.profiler_block import (KEYS, PROFILE_PATH, TARGETS, new_profiler, open_block_profiler,
                                                    summary_args)
 from refactors.warning_evidence import report_warning
@@ -145,7 +146,8 @@ def _make_plan(ctx: Context, site: Site) -> _Plan:
                                   "by times only")
             paths.append(arguments.get("profile_path"))
     path = _one_path(ctx, scope, paths)
-    if len(calls) != len(_family_references(ctx)):
+    references = _family_references(ctx)
+    if len(calls) != len(references) and not profiler_apart.apart(ctx, scope, [c for _, c in calls], references):
         raise NeedsReview("the module uses a profiler elsewhere too (fluid.profiler in another function, a "
                           "`with` block, not as a call statement, or a paddle.profiler.Profiler): 1.8's profiler "
                           "is one for all of them, and 2.x runs one at a time")
