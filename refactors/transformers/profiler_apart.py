@@ -9,10 +9,11 @@ and runs `train()`, never `train_parallel()`, under nvprof in `main()`:
         ...                                          ...
             profiler.stop_profiler("total", path)    train_parallel(*train_args)
 
-1.8's nvprof is no part of its operator profiler (1.8.5's reset and stop never touch it). In 3.3.1 both
-are `paddle.profiler.Profiler`s, of which one may live at a time: the block deletes its own after it,
-and the function's dies when the function returns (SEMANTICS 48: a started Profiler dropped without
-`stop()` does not keep the next one from starting). So the calls are converted as when they are alone
+1.8's nvprof is no part of its operator profiler (1.8.5's `profiler.py`: `cuda_profiler` drives
+`core.nvprof_*` only, which a CPU build lacks, so this is read, not run). In 3.3.1 both are
+`paddle.profiler.Profiler`s, of which one may live at a time: the block deletes its own after it, and
+the function's dies when the function returns (SEMANTICS 48; checked on 3.3.1: a GPU-target block, then
+a function's Profiler started and stopped, then one started and never stopped, then the block again). So the calls are converted as when they are alone
 in the module (`profiler_calls`) when each other use of the profiler modules is the item of a `with`
 that runs nvprof (1.8's `cuda_profiler`, or its 2.x form, a Profiler of the GPU target only, which an
 upgraded file holds), outside the function, and neither runs the other: the function is called in the
