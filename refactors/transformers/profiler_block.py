@@ -101,6 +101,11 @@ def open_block_profiler(ctx: Context) -> Optional[str]:
     return next((prof for prof, resets in _open_blocks(ctx) if resets), None)
 
 
+def block_converted(ctx: Context, stmt: cst.With) -> bool:
+    """Whether this upgrade converted the `with` statement `stmt`, which the pass has left."""
+    return (_BLOCK, id(stmt)) in ctx.memo
+
+
 def _open_blocks(ctx: Context) -> Iterator[Tuple[Optional[str], bool]]:
     """(Profiler name, whether 1.8's reset_profiler reset it) of each block around the statement being
     upgraded that this upgrade converted or that was a Profiler already (an upgraded file upgraded

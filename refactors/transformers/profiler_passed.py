@@ -18,12 +18,21 @@ PaddleCV/ocr_recognition (release/1.6 to 1.8) resets the profiler after the warm
 passed to it. A call of the function outside any profiler block of the module gives it nothing: no
 profiler runs there, and 1.8.5's reset then does nothing (checked: a stopped profiler's events do not
 reach the next one either); a `cuda_profiler` block runs nvprof, which 1.8's reset never touched.
+Two more shapes (PaddleNLP language_model and seq2seq, release/1.7 and 1.8): the block is opened by a
+`@contextlib.contextmanager` of the module, `with profiler.profiler(...): yield` when profiling and a
+bare `yield` else, and the reset is in a function that a function called in `with profile_context(...):`
+calls. The manager then yields its Profiler (None from its other yields, where 1.8 ran no profiler),
+the `with` binds it to a new name and deletes it after the block, as the block deletes its own (3.3.1
+makes no Profiler while another one lives), and each function between gets the new parameter too and
+passes it on.
+
 Converted only when the module shows all of it: every use of fluid.profiler in the module is such a
-reset statement of the function or the one item of a `with` block; every call of the function is a
-plain call (`callers.calls_of`), in a `profiler()` block profiler_block converts, in a `cuda_profiler`
-block, or in the module body or a function that no such block calls. Calls from other modules cannot
-be seen (the assumption of `callers`): one made while another module profiles would no longer reset
-that profiler, which 2.x could not reach anyway.
+reset statement or the one item of a `with` block; every call of each function that gets the parameter
+is a plain call (`callers.calls_of`), in a `profiler()` block profiler_block converts, in a `with` of
+such a context manager (its only use: `with` statements binding nothing), in a `cuda_profiler` block,
+in a function that gets the parameter, or in the module body or a function no such block runs. Calls
+from other modules cannot be seen (the assumption of `callers`): one made while another module profiles
+would no longer reset that profiler, which 2.x could not reach anyway.
 """
 from __future__ import annotations
 
@@ -35,7 +44,7 @@ from refactors.engine import Context, NeedsReview, literal
 from refactors.local_values import all_statements, statements
 from refactors.scopes import Reference, Scope, descendants, dotted, module_dotted
 from refactors.transformers import callers, emit
-from refactors.transformers.profiler_block import _BLOCK, KEYS, TARGETS, block_name
+from refactors.transformers.profiler_block import KEYS, TARGETS, block_name, block_converted
 
 _FAMILY = "paddle.fluid.profiler."
 RESET, BLOCK, CUDA_BLOCK = (_FAMILY + n for n in ("reset_profiler", "profiler", "cuda_profiler"))
@@ -152,7 +161,7 @@ def _source(ctx: Context, call: cst.Call, where: Scope, blocks: Dict[int, str]) 
 
 def _converted(ctx: Context, block: cst.With) -> bool:
     """Whether profiler_block converts (or converted) this `profiler(...)` block."""
-    return (_BLOCK, id(block)) in ctx.memo if id(block) in ctx.left else _converts(ctx, block)
+    return block_converted(ctx, block) if id(block) in ctx.left else _converts(ctx, block)
 
 
 def _entered(ctx: Context, stmt: cst.With, where: Scope,
