@@ -32,8 +32,8 @@ from refactors.engine import Context
 from refactors.local_values import all_statements
 from refactors.scopes import Reference, Scope, descendants, dotted
 from refactors.transformers import callers
+from refactors.transformers.profiler_passed import CUDA_BLOCK
 
-CUDA_BLOCK = "paddle.fluid.profiler.cuda_profiler"
 PROFILER_2X = "paddle.profiler.Profiler"
 _GPU_ONLY = ("paddle.profiler.ProfilerTarget.GPU",)
 

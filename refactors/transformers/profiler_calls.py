@@ -31,7 +31,8 @@ but in `cuda_profiler` blocks kept apart from the function (`profiler_apart`).
 
 `reset_profiler()` inside a converted `with profiler.profiler(...)` block of the same scope
 (`profiler_block`) becomes the block's `prof.stop()` + `prof.start()`. A reset in a function that such
-blocks of the module call gets their Profiler as a new parameter (`profiler_passed`). A reset anywhere
+blocks of the module run (through other functions, or opened by a context manager of the module) gets
+their Profiler as a new parameter (`profiler_passed`). A reset anywhere
 else resets a profiler started by code this file does not show (another module): 2.x has no global one
 to reach, so it is left to the shim.
 
