@@ -42,7 +42,7 @@ def apart(ctx: Context, scope: Scope, calls: List[cst.Call], references: List[Tu
     """Whether every use in `references` (of fluid.profiler and paddle.profiler in the module) but the
     `calls` of the function `scope` is in an nvprof block neither runs while the other does."""
     function = scope.node
-    if not isinstance(function, cst.FunctionDef) or any(isinstance(n, (cst.Yield, cst.Await)) for n in descendants(function.body)):
+    if not isinstance(function, cst.FunctionDef) or _generator(function):
         return False  # (a generator's Profiler lives on between its steps)
     if not callers.calls_of(ctx, function):
         return False  # called nowhere in the module: the code that calls it, maybe in a block, is not in sight
@@ -55,9 +55,14 @@ def apart(ctx: Context, scope: Scope, calls: List[cst.Call], references: List[Tu
         if block is None:
             return False
         stmt, where = block
-        if where.node is function or _runs_inside(ctx, function, stmt, ()) or _calls(ctx, function, where.node, ()):
-            return False
+        if where.node is function or _generator(where.node) or _runs_inside(ctx, function, stmt, ()) \
+                or _calls(ctx, function, where.node, ()):
+            return False  # (a block in a generator, a context manager, runs what its `with` holds)
     return True
+
+
+def _generator(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.FunctionDef) and any(isinstance(n, (cst.Yield, cst.Await)) for n in descendants(node.body))
 
 
 def _nvprof_blocks(ctx: Context, references: List[Tuple[Reference, str]]) -> Dict[int, Tuple[cst.With, Scope]]:

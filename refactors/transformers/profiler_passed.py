@@ -176,11 +176,14 @@ def _entered(ctx: Context, stmt: cst.With, where: Scope,
     if not (isinstance(item, cst.Call) and isinstance(item.func, cst.Name)):
         return None
     manager = callers.definition(ctx, where, item.func.value)
-    if manager is None or ctx.resolver.scopes[id(manager)].parent is not ctx.resolver.module_scope:
+    if manager is None:
         return None
     inner = [s for s in statements(manager) if id(s) in blocks]
-    if not inner:
+    if not inner and not any(isinstance(n, cst.Yield) for n in descendants(manager.body)):
         return None
+    if not inner or ctx.resolver.scopes[id(manager)].parent is not ctx.resolver.module_scope:
+        raise NeedsReview("a `with` around the call enters a generator of the module that may run a profiler "
+                          "block otherwise than in its own code")
     if not _is_context_manager(ctx, manager):
         raise NeedsReview("a function with a profiler block around its call is no @contextlib.contextmanager")
     if len(inner) != 1 or blocks[id(inner[0])] != BLOCK or not _converted(ctx, inner[0]):
