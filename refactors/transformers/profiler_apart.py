@@ -3,24 +3,24 @@
 paddle-ce-latest-kpis' fluid_benchmark.py starts and stops the operator profiler in `train_parallel()`
 and runs `train()`, never `train_parallel()`, under nvprof in `main()`:
 
-    def train_parallel(...):                         if args.use_nvprof and args.device == 'GPU':
-        ...                                              with profiler.cuda_profiler("cuda_profiler.txt", 'csv') as nvprof:
-            profiler.start_profiler("All")                   train(*train_args)
-        ...                                          ...
-            profiler.stop_profiler("total", path)    train_parallel(*train_args)
+    def train_parallel(...):                  if args.use_nvprof and args.device == 'GPU':
+        ...                                       with profiler.cuda_profiler("cuda_profiler.txt", 'csv'):
+            profiler.start_profiler("All")            train(*train_args)
+        ...                                   ...
+            profiler.stop_profiler(...)       train_parallel(*train_args)
 
 1.8's nvprof is no part of its operator profiler (1.8.5's `profiler.py`: `cuda_profiler` drives
 `core.nvprof_*` only, which a CPU build lacks, so this is read, not run). In 3.3.1 both are
 `paddle.profiler.Profiler`s, of which one may live at a time: the block deletes its own after it, and
-the function's dies when the function returns (SEMANTICS 48; checked on 3.3.1: a GPU-target block, then
-a function's Profiler started and stopped, then one started and never stopped, then the block again). So the calls are converted as when they are alone
-in the module (`profiler_calls`) when each other use of the profiler modules is the item of a `with`
-that runs nvprof (1.8's `cuda_profiler`, or its 2.x form, a Profiler of the GPU target only, which an
-upgraded file holds), outside the function, and neither runs the other: the function is called in the
-module, none of its calls is in the block, also through the functions calling it, and the block's
-function is not called by it (nor through others). Calls from other modules cannot be seen (the assumption of `callers`). A `profiler()`
-block is not kept apart: a 1.8 profiler started and not stopped by the function runs on, and a later
-block would report its events too.
+the function's dies when the function returns (SEMANTICS 48, checked on 3.3.1). So the calls are
+converted as when they are alone in the module (`profiler_calls`) when each other use of the profiler
+modules is the item of a `with` that runs nvprof (1.8's `cuda_profiler`, or its 2.x form, a Profiler of
+the GPU target only, which an upgraded file holds), and neither runs the other: the function is called
+in the module, none of its calls is in the block, also through the functions calling it, the block is
+in another function, not a generator (a context manager runs what its `with` holds), and that function
+is not called by this one (nor through others). Calls from other modules cannot be seen (the assumption
+of `callers`). A `profiler()` block is not kept apart: a 1.8 profiler started and not stopped by the
+function runs on, and a later block would report its events too.
 """
 from __future__ import annotations
 
@@ -38,14 +38,15 @@ PROFILER_2X = "paddle.profiler.Profiler"
 _GPU_ONLY = ("paddle.profiler.ProfilerTarget.GPU",)
 
 
-def apart(ctx: Context, scope: Scope, calls: List[cst.Call], references: List[Tuple[Reference, str]]) -> bool:
+def apart(ctx: Context, scope: Scope, calls: List[cst.Call],
+          references: List[Tuple[Reference, str]]) -> bool:
     """Whether every use in `references` (of fluid.profiler and paddle.profiler in the module) but the
     `calls` of the function `scope` is in an nvprof block neither runs while the other does."""
     function = scope.node
     if not isinstance(function, cst.FunctionDef) or _generator(function):
         return False  # (a generator's Profiler lives on between its steps)
     if not callers.calls_of(ctx, function):
-        return False  # called nowhere in the module: the code that calls it, maybe in a block, is not in sight
+        return False  # called nowhere here: the code that calls it, maybe in a block, is not in sight
     own = {id(call.func) for call in calls}
     blocks = _nvprof_blocks(ctx, references)
     for ref, _ in references:
@@ -62,7 +63,8 @@ def apart(ctx: Context, scope: Scope, calls: List[cst.Call], references: List[Tu
 
 
 def _generator(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.FunctionDef) and any(isinstance(n, (cst.Yield, cst.Await)) for n in descendants(node.body))
+    return isinstance(node, cst.FunctionDef) and any(isinstance(n, (cst.Yield, cst.Await))
+                                                     for n in descendants(node.body))
 
 
 def _nvprof_blocks(ctx: Context, references: List[Tuple[Reference, str]]) -> Dict[int, Tuple[cst.With, Scope]]:
@@ -84,7 +86,8 @@ def _nvprof_blocks(ctx: Context, references: List[Tuple[Reference, str]]) -> Dic
 def _gpu_only(ctx: Context, call: cst.Call, scope: Scope) -> bool:
     """Whether a `paddle.profiler.Profiler(...)` call says `targets=[paddle.profiler.ProfilerTarget.GPU]`
     (what profiler_block makes of a cuda_profiler block)."""
-    targets = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "targets"), None)
+    targets = next((arg.value for arg in call.args
+                    if arg.keyword is not None and arg.keyword.value == "targets"), None)
     if not isinstance(targets, cst.List) or len(targets.elements) != len(_GPU_ONLY):
         return False
     chains = [ctx.resolver.qualname(dotted(e.value) or "", scope) for e in targets.elements]
@@ -118,5 +121,5 @@ def _calls(ctx: Context, function: cst.FunctionDef, target: cst.CSTNode, seen: T
     calls = callers.calls_of(ctx, target)
     if calls is None:
         return True
-    return any(where.node is function or where.node not in seen and _calls(ctx, function, where.node, (*seen, target))
-               for _, where in calls)
+    return any(where.node is function
+               or where.node not in seen and _calls(ctx, function, where.node, (*seen, target)) for _, where in calls)

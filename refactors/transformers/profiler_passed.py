@@ -166,12 +166,12 @@ def _converted(ctx: Context, block: cst.With) -> bool:
 
 def _entered(ctx: Context, stmt: cst.With, where: Scope,
              blocks: Dict[int, str]) -> Optional[Tuple[cst.FunctionDef, cst.With]]:
-    """`manager` and the `profiler()` block that `with manager(...):` enters, `manager` a `@contextlib.contextmanager`
-    function of the module that yields inside it (language_model's and seq2seq's `profile_context`); None
-    when `stmt` enters no such function. The function's yield inside the block will give the block's
-    Profiler to the `with` (bound by a new `as` name, deleted after it as the block deletes its own: 3.3.1
-    makes no Profiler while another one lives); its other yields give None, where 1.8 ran no profiler.
-    NeedsReview when that cannot be done."""
+    """`manager` and the `profiler()` block that `with manager(...):` enters, `manager` a
+    `@contextlib.contextmanager` function of the module that yields inside it (language_model's and
+    seq2seq's `profile_context`); None when `stmt` enters no generator of the module. The yield inside
+    the block will give the block's Profiler to the `with` (bound by a new `as` name, deleted after it as
+    the block deletes its own: 3.3.1 makes no Profiler while another one lives); the manager's other
+    yields give None, where 1.8 ran no profiler. NeedsReview when that cannot be done."""
     item = stmt.items[0].item if len(stmt.items) == 1 else None
     if not (isinstance(item, cst.Call) and isinstance(item.func, cst.Name)):
         return None
@@ -196,7 +196,8 @@ def _entered(ctx: Context, stmt: cst.With, where: Scope,
         raise NeedsReview("the context manager does not yield nothing, once in its profiler block, as a statement")
     if len(ctx.left.get(id(manager), [manager])) != 1 or not _entered_only(ctx, manager):
         raise NeedsReview("the context manager is used otherwise than by `with` statements without `as`")
-    if stmt.items[0].asname is not None or any(isinstance(n, (cst.Break, cst.Continue)) for n in descendants(stmt.body)):
+    if stmt.items[0].asname is not None \
+            or any(isinstance(n, (cst.Break, cst.Continue)) for n in descendants(stmt.body)):
         raise NeedsReview("the `with` around the call binds a name, or breaks or continues out of its block")
     return manager, inner[0]
 
