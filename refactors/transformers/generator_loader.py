@@ -389,18 +389,25 @@ def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Sette
     return new
 
 
-def _constructor(ctx: Context, site: Site, node: cst.Call, dygraph: bool, where: str) -> cst.BaseExpression:
-    """`functools.partial(paddle.io.DataLoader, ...)` with what 1.8's build `node` gave the loader."""
+def partial_loader(ctx: Context, site: Site, node: cst.Call,
+                   feed_list: Optional[cst.BaseExpression]) -> cst.Call:
+    """`functools.partial(paddle.io.DataLoader, batch_size=None, ...)`: the arguments a loader made elsewhere
+    gets from 1.8's build `node` (a static one: `feed_list`, return_list=False; use_double_buffer's value)."""
     kept: Dict[str, cst.BaseExpression] = {"batch_size": cst.Name("None")}
-    if not dygraph:
-        kept["feed_list"] = call_args.get(node, "feed_list").value  # type: ignore[union-attr]
+    if feed_list is not None:
+        kept["feed_list"] = feed_list
         kept["return_list"] = cst.Name("False")
     double_buffer = call_args.get(node, "use_double_buffer")
     if double_buffer is not None:
         kept["use_buffer_reader"] = double_buffer.value
-    constructor = cst.Attribute(emit.stdlib_module(ctx, site, "functools"), cst.Name("partial"))
-    new = call_args.with_args(cst.Call(func=constructor), [cst.Arg(emit.name(ctx, site, "paddle.io.DataLoader"))] + [
+    partial = cst.Attribute(emit.stdlib_module(ctx, site, "functools"), cst.Name("partial"))
+    return call_args.with_args(cst.Call(func=partial), [cst.Arg(emit.name(ctx, site, "paddle.io.DataLoader"))] + [
         call_args.keyword_arg(k, v) for k, v in kept.items()])
+
+
+def _constructor(ctx: Context, site: Site, node: cst.Call, dygraph: bool, where: str) -> cst.BaseExpression:
+    """`functools.partial(paddle.io.DataLoader, ...)` with what 1.8's build `node` gave the loader."""
+    new = partial_loader(ctx, site, node, call_args.get(node, "feed_list").value if not dygraph else None)  # type: ignore
     message = f"{site.name} -> paddle.io.DataLoader's arguments here (functools.partial), made into the loader " \
               f"where {where}"
     site.finding = ctx.report(site, F.CONVERTED, "info", message, True)
@@ -596,8 +603,8 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
             not bound_once(site.scope, loader):
         return None  # (a function of the module, the loader bound once in it)
     ctx.reads(function, words=(loader,))
-    index = _returned_index(function, loader)
-    calls = callers.calls_of(ctx, function) if index is not _NOT_RETURNED else None
+    index = returned_index(function, loader)
+    calls = callers.calls_of(ctx, function) if index is not NOT_RETURNED else None
     if not calls:
         return None
     iterable = emit.value_of(ctx, site.call, "iterable", True)  # (a bool: _loader checked it)
@@ -642,32 +649,36 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
     return plans, readers
 
 
-_NOT_RETURNED = object()
+NOT_RETURNED = object()
 
 
-def _returned_index(function: cst.FunctionDef, loader: str) -> object:
-    """None when every `return` of the function gives the loader, i when each gives it as element i of a
-    tuple (the loader used nowhere else but where it is built); _NOT_RETURNED otherwise."""
+def returned_index(function: cst.FunctionDef, name: str, other_uses: int = 0) -> object:
+    """None when every `return` of the function gives `name` alone, i when each gives it as element i of a
+    tuple, and it is used nowhere else but where it is bound (and `other_uses` more times: a py_reader's
+    read_file); NOT_RETURNED otherwise (a nested definition reads it, or the function yields)."""
     found: Set[object] = set()
     uses = returns = 0
+    attributes: Set[int] = set()  # (`x.name` is not the name)
     for node in reading_loop.own_nodes(function):
-        if isinstance(node, cst.Name) and node.value == loader:
+        if isinstance(node, cst.Attribute):
+            attributes.add(id(node.attr))
+        if isinstance(node, cst.Name) and node.value == name and id(node) not in attributes:
             uses += 1
         if isinstance(node, (cst.Yield, cst.Lambda, cst.FunctionDef, cst.ClassDef)) and node is not function:
-            if isinstance(node, cst.Yield) or loader in {n.value for n in descendants(node) if isinstance(n, cst.Name)}:
-                return _NOT_RETURNED
+            if isinstance(node, cst.Yield) or name in names_in(node):
+                return NOT_RETURNED
         if isinstance(node, cst.Return):
             returns += 1
             value = node.value
             elements = value.elements if isinstance(value, cst.Tuple) else ()
-            at = [i for i, e in enumerate(elements) if isinstance(e.value, cst.Name) and e.value.value == loader]
-            if isinstance(value, cst.Name) and value.value == loader:
+            at = [i for i, e in enumerate(elements) if isinstance(e.value, cst.Name) and e.value.value == name]
+            if isinstance(value, cst.Name) and value.value == name:
                 found.add(None)
             elif len(at) == 1 and not any(isinstance(e, cst.StarredElement) for e in elements):
                 found.add(at[0])
             else:
-                return _NOT_RETURNED
-    return found.pop() if len(found) == 1 and uses == returns + 1 else _NOT_RETURNED
+                return NOT_RETURNED
+    return found.pop() if len(found) == 1 and uses == returns + 1 + other_uses else NOT_RETURNED
 
 
 def _statement_of(ctx: Context, scope, call: cst.Call) -> Optional[cst.SimpleStatementLine]:

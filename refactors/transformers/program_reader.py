@@ -150,14 +150,7 @@ def _convert_returned(ctx: Context, site: Site, node: cst.Call, statement: cst.S
     if samples and not all(_batch_first(shape) for shape in fields[0]):
         raise NeedsReview(f"`{samples[0]}` is given samples, and a shape does not start with a negative batch size, "
                           f"so 1.8's DataFeeder prepended one")
-    kept: Dict[str, cst.BaseExpression] = {"batch_size": cst.Name("None"), "feed_list": cst.List(
-        [cst.Element(cst.Name(t)) for t in targets]), "return_list": cst.Name("False")}
-    double_buffer = call_args.get(node, "use_double_buffer")
-    if double_buffer is not None:
-        kept["use_buffer_reader"] = double_buffer.value
-    partial = cst.Attribute(emit.stdlib_module(ctx, site, "functools"), cst.Name("partial"))
-    loader = call_args.with_args(cst.Call(func=partial), [cst.Arg(emit.name(ctx, site, "paddle.io.DataLoader"))] + [
-        call_args.keyword_arg(k, v) for k, v in kept.items()])
+    loader = generator_loader.partial_loader(ctx, site, node, cst.List([cst.Element(cst.Name(t)) for t in targets]))
     moved: List[str] = []
 
     def remove(updated: cst.CSTNode) -> cst.FlattenSentinel:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -65,7 +65,10 @@ def plan(ctx: Context, site: Site, reader: str, setters: generator_loader.Setter
             not bound_once(site.scope, reader):
         raise NeedsReview(f"`{reader}` is returned to callers, and is bound twice in its function or that is not a "
                           f"plain `def` of the module, so which reader a caller reads is not in sight")
-    index = _returned_index(function, reader)
+    index = generator_loader.returned_index(function, reader, other_uses=1)  # (its read_file)
+    if index is generator_loader.NOT_RETURNED:
+        raise NeedsReview(f"`{reader}` is returned to callers other than alone or as one element of every "
+                          f"`return`'s tuple, or used elsewhere in its function")
     calls = callers.calls_of(ctx, function)
     where = function.name.value
     if calls is None:
@@ -157,37 +160,6 @@ def rewrite(ctx: Context, site: Site, found: Sequence[Caller], setters: generato
             continue
         generator_loader.make_at_setters(ctx, site, caller.name, [caller.setter], setters, static=True)
         reading_loop.rewrite(ctx, caller.site, caller.name, caller.loops)
-
-
-def _returned_index(function: cst.FunctionDef, reader: str) -> Optional[int]:
-    """None when every `return` of the function gives the reader alone, i when each gives it as element i
-    of a tuple; NeedsReview when it is used other than by these, its binding and its read_file."""
-    found: Set[Optional[int]] = set()
-    uses = returns = 0
-    attributes: Set[int] = set()
-    for node in reading_loop.own_nodes(function):
-        if isinstance(node, cst.Attribute):
-            attributes.add(id(node.attr))
-        if isinstance(node, cst.Name) and node.value == reader and id(node) not in attributes:
-            uses += 1
-        elif isinstance(node, (cst.Yield, cst.Lambda, cst.FunctionDef, cst.ClassDef)) and node is not function and \
-                (isinstance(node, cst.Yield) or reader in names_in(node)):
-            raise NeedsReview(f"`{reader}` is read by a nested definition, or the function yields")
-        elif isinstance(node, cst.Return):  # (each gives it: a caller's name is the reader on every path)
-            returns += 1
-            value = node.value
-            elements = value.elements if isinstance(value, cst.Tuple) else ()
-            at = [i for i, e in enumerate(elements) if isinstance(e.value, cst.Name) and e.value.value == reader]
-            if isinstance(value, cst.Name) and value.value == reader:
-                found.add(None)
-            elif len(at) == 1 and not any(isinstance(e, cst.StarredElement) for e in elements):
-                found.add(at[0])
-            else:
-                found.add(-1)
-    if len(found) != 1 or -1 in found or uses != returns + 2:
-        raise NeedsReview(f"`{reader}` is returned to callers other than alone or as one element of every "
-                          f"`return`'s tuple, or used elsewhere in its function")
-    return found.pop()
 
 
 def _after(block: Sequence[cst.BaseStatement], statement: cst.CSTNode) -> Optional[List[cst.BaseStatement]]:
