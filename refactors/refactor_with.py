@@ -12,9 +12,10 @@ default, so:
 
 1.8's guard also gave its block a fresh name generator (`unique_name.guard()`, SEMANTICS 33): a model
 rebuilt in a second guard got the names of the first, so an optimizer's state, keyed by them, could be
-restored. Where the file enters a guard more than once (two guards, or one in a loop) and loads an
-optimizer's state (`load_dygraph`'s second value), the block keeps that generator:
-`with paddle.utils.unique_name.guard():`.
+restored. Where the file enters a guard more than once (two guards, one in a loop, or one in a function
+called in two places, in a loop, or in a way the file does not show) and loads an optimizer's state
+(`load_dygraph`'s second value), the block keeps that generator: `with paddle.utils.unique_name.guard():`
+(always 1.8's behaviour; elsewhere it is left out only because nothing there depends on it).
 
 Every other guard (no_grad, program_guard, unique_name.guard, scope_guard, name_scope) stays a
 `with`: its call was renamed like any other call.
@@ -29,6 +30,8 @@ import libcst as cst
 from refactors import findings as F
 from refactors.engine import Context, Site, short_name
 from refactors.local_values import all_statements
+from refactors.scopes import descendants
+from refactors.transformers import callers
 
 NAME = "refactor_with"
 
@@ -79,7 +82,8 @@ def _names_restart(ctx: Context) -> bool:
     if known is None:
         guards = ctx.dygraph_guards()
         tree = ctx.python_tree()
-        known = tree is not None and _loads_optimizer_state(tree) and (len(guards) > 1 or _in_loop(ctx.module, guards))
+        known = tree is not None and _loads_optimizer_state(tree) and (
+            len(guards) > 1 or _in_loop(ctx.module, guards) or any(_run_again(ctx, guard) for guard in guards))
         ctx.memo["guard names restart"] = known
     return bool(known)
 
@@ -104,6 +108,23 @@ def _in_loop(module: cst.Module, statements: List[cst.With]) -> bool:
     wanted = {id(stmt) for stmt in statements}
     return any(id(inner) in wanted for loop in all_statements(module) if isinstance(loop, (cst.For, cst.While))
                for inner in all_statements(loop))
+
+
+def _run_again(ctx: Context, guard: cst.With) -> bool:
+    """Whether the function holding `guard` may run more than once: it is called in more than one place of
+    the module, in a loop, or in a way the file does not show (a method, a function passed around, one
+    called from other modules only). Then its guard is entered more than once too."""
+    holders = [s for s in all_statements(ctx.module) if isinstance(s, cst.FunctionDef)
+               and any(node is guard for node in descendants(s.body))]
+    function = holders[-1] if holders else None  # (the innermost: all_statements gives outer ones first)
+    if function is None:
+        return False  # module level: runs once
+    calls = callers.calls_of(ctx, function)
+    if not calls or len(calls) > 1:
+        return True
+    call = calls[0][0]
+    return any(isinstance(loop, (cst.For, cst.While)) and any(node is call for node in descendants(loop.body))
+               for loop in all_statements(ctx.module))
 
 
 def _static_only_use_left(ctx: Context, original: cst.With) -> Optional[Site]:
