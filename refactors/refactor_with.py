@@ -13,7 +13,7 @@ default, so:
 1.8's guard also gave its block a fresh name generator (`unique_name.guard()`, SEMANTICS 33): a model
 rebuilt in a second guard got the names of the first, so an optimizer's state, keyed by them, could be
 restored. Where the file enters a guard more than once (two guards, one in a loop, or one in a function
-called in two places, in a loop, or in a way the file does not show) and loads an optimizer's state
+called in two places, in a loop, or in a way the file cannot tell) and loads an optimizer's state
 (`load_dygraph`'s second value), the block keeps that generator: `with paddle.utils.unique_name.guard():`
 (always 1.8's behaviour; elsewhere it is left out only because nothing there depends on it).
 
@@ -112,16 +112,19 @@ def _in_loop(module: cst.Module, statements: List[cst.With]) -> bool:
 
 def _run_again(ctx: Context, guard: cst.With) -> bool:
     """Whether the function holding `guard` may run more than once: it is called in more than one place of
-    the module, in a loop, or in a way the file does not show (a method, a function passed around, one
-    called from other modules only). Then its guard is entered more than once too."""
+    the module, in a loop, or in a way the file cannot tell (a method, a function passed around). Then its
+    guard is entered more than once too. One the module never calls (another module's entry point) counts
+    as run once."""
     holders = [s for s in all_statements(ctx.module) if isinstance(s, cst.FunctionDef)
                and any(node is guard for node in descendants(s.body))]
     function = holders[-1] if holders else None  # (the innermost: all_statements gives outer ones first)
     if function is None:
         return False  # module level: runs once
     calls = callers.calls_of(ctx, function)
-    if not calls or len(calls) > 1:
+    if calls is None or len(calls) > 1:
         return True
+    if not calls:
+        return False  # (called in no place of the module: run from elsewhere, as often as the file does not show)
     call = calls[0][0]
     return any(isinstance(loop, (cst.For, cst.While)) and any(node is call for node in descendants(loop.body))
                for loop in all_statements(ctx.module))
