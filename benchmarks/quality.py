@@ -150,6 +150,9 @@ def classify_name(name: str, index: SignatureIndex) -> str:
         # a function's attributes) is not described, so a member of it is merely unknown
         if sig is None or sig.kind not in ("module", "class") or sig.opaque_bases:
             return UNKNOWN
+        # every class has object's members (`Layer.__init__(self)`), which no listing names
+        if sig.kind == "class" and i == len(parts) - 1 and hasattr(object, parts[-1]):
+            return OK
         return MISSING
     return MISSING
 

@@ -32,6 +32,9 @@ def test_classify_name_against_3_3_1():
     assert classify_name("paddle.nn.functional.relu_no_such", index) == MISSING
     assert classify_name("paddle.fluid.layers.fc", index) == MISSING
     assert classify_name("paddle.base.core.anything_compiled", index) == UNKNOWN
+    assert classify_name("paddle.nn.Layer.__init__", index) == OK
+    assert classify_name("paddle.nn.Layer.__new__", index) == OK
+    assert classify_name("paddle.nn.Layer.__no_such__", index) == MISSING
 
 
 def test_refs_resolve_through_imports_and_respect_shadowing():
