@@ -282,7 +282,8 @@ def above_packages(directory: str) -> str:
 
 # The key of `reads` that stands for the whole tree (no path has this name): the result consulted it.
 TREE = "<tree>"
-_SKIPPED_DIRS = frozenset({"__pycache__", "site-packages", "dist-packages"})
+# Directories no walk of a source tree enters (upgrade_tool.discovery skips them too).
+SKIPPED_DIR_NAMES = frozenset({"__pycache__", "site-packages", "dist-packages"})
 
 
 def tree_digest(origin: str) -> str:
@@ -291,7 +292,7 @@ def tree_digest(origin: str) -> str:
     root = above_packages(os.path.dirname(os.path.abspath(origin)))
     digest = hashlib.sha256()
     for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIR_NAMES)
         for name in sorted(files):
             path = os.path.join(directory, name)
             stat = file_stat(path) if name.endswith(".py") else None

@@ -17,8 +17,9 @@ import stat
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Union
 
+from refactors.tree_index import SKIPPED_DIR_NAMES
+
 SOURCE_SUFFIXES = (".py", ".ipynb")
-SKIPPED_DIR_NAMES = frozenset({"__pycache__", "site-packages", "dist-packages"})
 VENV_MARKERS = ("pyvenv.cfg", "conda-meta")
 
 PYTHON, NOTEBOOK = "python", "notebook"
