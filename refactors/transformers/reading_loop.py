@@ -35,6 +35,27 @@ must be a statement of its own, and the loop stays a `while`, taking each batch 
         outputs = exe.run(program, fetch_list=fetch_list, feed=batch)
         ...
 
+The `try` may stand around the loop instead, the program reading until the end of the data breaks out
+of it, `reset()` ending the handler or opening its `finally` (`start()` just before the `try` or the first
+statement of its body):
+
+    try:
+        loader.start()
+        while True:
+            outputs = exe.run(program, fetch_list=fetch_list)
+            ...
+    except fluid.core.EOFException:
+        <handled>
+    finally:
+        loader.reset()
+        <the rest>
+
+becomes `try: for batch in loader: ...` (or the `while` reading from `iter(loader)` as above, breaking where
+the data ends) followed by what the handler did, and the `finally` without `reset()`; where nothing is left
+of the `finally`, the `try` goes and its statements take its place (checked on 1.8.5 and 3.3.1:
+fixtures/legacy/reading_try_static.py). The handler then runs after the loop, in the same enclosing loop
+as before, so it may hold anything but a bare `raise` (which re-raised the EOFException) and a use of the
+loader; the loop must be the last statement of the `try` (nothing after it ran in 1.8).
 Anything else is left (runtime_shim serves it) with the reason.
 """
 from __future__ import annotations
@@ -60,6 +81,8 @@ class ReadingLoop:
     loop: cst.While
     uses: Set[int]  # ids of the loader's `start`/`reset` attributes in them
     ahead: bool = False  # read from `iter(loader)`: statements 1.8 ran before the run once more at the end
+    around: Optional[cst.Try] = None  # the `try` around the loop (the second shape), which the rewrite replaces
+    reset_in_finally: bool = False  # (the second shape) `reset()` opens its `finally`, else ends its handler
 
 
 def _method_call(stmt: cst.CSTNode, loader: str, method: str) -> Optional[cst.Attribute]:
@@ -129,19 +152,12 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str,
     """The ids of `loader.reset` in the loop when it has a shape taken, and whether it is read from
     `iter(loader)` (`ahead`: statements before the run that ran once more at the end of the data, or
     `between` start() and the loop); else NeedsReview."""
-    if not (isinstance(loop.test, cst.Name) and loop.test.value == "True") or loop.orelse is not None or \
-            len(loop.body.body) != 1 or not isinstance(loop.body.body[0], cst.Try):
+    if not _endless(loop) or len(loop.body.body) != 1 or not isinstance(loop.body.body[0], cst.Try):
         raise NeedsReview(f"`{loader}.start()` is not followed by `while True:` around one `try`")
     attempt = loop.body.body[0]
     if len(attempt.handlers) != 1 or attempt.orelse is not None or attempt.finalbody is not None:
         raise NeedsReview("the reading loop's `try` has other handlers, `else` or `finally`")
-    handler = attempt.handlers[0]
-    chain = dotted(handler.type) if handler.type is not None else None
-    caught = handler.name.name.value if isinstance(handler.name, cst.AsName) and \
-        isinstance(handler.name.name, cst.Name) else None
-    if chain is None or ctx.resolver.qualname(chain, site.scope) not in EOF_EXCEPTIONS or \
-            (handler.name is not None and (caught is None or caught in names_in(handler.body))):
-        raise NeedsReview("the reading loop does not catch fluid.core.EOFException alone")
+    handler = _eof_handler(ctx, site, attempt)
     statements = handler.body.body
     reset = _method_call(statements[-2], loader, "reset") if len(statements) >= 2 else None
     ends = len(statements) >= 2 and isinstance(statements[-1], cst.SimpleStatementLine) and \
@@ -149,7 +165,33 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str,
     extra = list(statements[:-2])
     if reset is None or not ends or any(loader in names_in(stmt) or _leaves_loop(stmt) for stmt in extra):
         raise NeedsReview(f"the EOFException handler does not end with `{loader}.reset()` then `break`")
-    runs = _runs(attempt.body)
+    return {id(reset)}, _read_by_one_run(ctx, site, attempt.body, between)
+
+
+def _endless(loop: cst.CSTNode) -> bool:
+    """`while True:` without `else`."""
+    return isinstance(loop, cst.While) and isinstance(loop.test, cst.Name) and loop.test.value == "True" and \
+        loop.orelse is None
+
+
+def _eof_handler(ctx: Context, site: Site, attempt: cst.Try) -> cst.ExceptHandler:
+    """The one handler of `attempt` when it catches EOFException alone, its name (if any) unused; else
+    NeedsReview."""
+    handler = attempt.handlers[0]
+    chain = dotted(handler.type) if handler.type is not None else None
+    caught = handler.name.name.value if isinstance(handler.name, cst.AsName) and \
+        isinstance(handler.name.name, cst.Name) else None
+    if chain is None or ctx.resolver.qualname(chain, site.scope) not in EOF_EXCEPTIONS or \
+            (handler.name is not None and (caught is None or caught in names_in(handler.body))):
+        raise NeedsReview("the reading loop does not catch fluid.core.EOFException alone")
+    return handler
+
+
+def _read_by_one_run(ctx: Context, site: Site, block: cst.BaseSuite, between: bool) -> bool:
+    """Whether the loop body `block`, which runs one program (the run that reads, with no feed of its own)
+    and does not leave the loop, is read from `iter(loader)` (`ahead`: statements before the run that ran
+    once more at the end of the data, or `between` start() and the loop); else NeedsReview."""
+    runs = _runs(block)
     if len(runs) != 1:
         raise NeedsReview(f"the reading loop runs {len(runs)} programs: which of them read the loader is not "
                           f"in sight")
@@ -157,19 +199,52 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str,
     if call_args.has_star(run) or any(call_args.get(run, name) for name in ("feed", "feed_dict")) or \
             sum(arg.keyword is None for arg in run.args) > 1:
         raise NeedsReview("the program run in the reading loop is given a feed of its own")
-    body = attempt.body.body
+    body = block.body
     index = next(i for i, stmt in enumerate(body) if any(r is run for r in _runs(stmt)))
     ahead = between or not all(_plain_assignment(ctx, stmt) for stmt in body[:index]) or \
         bool(set().union(*(names_in(stmt.body[0].value) for stmt in body[:index])) &  # type: ignore
-             bound_names(attempt.body))
+             bound_names(block))
     if ahead and not _run_alone(body[index], run):
         raise NeedsReview("statements before the run in the reading loop ran once more in 1.8, at the end of the "
                           "data (or run between start() and the loop), and the run is not a statement of its own")
     if ahead and any(ctx.resolver.lookup(name, site.scope) is not None for name in ("iter", "next")):
         raise NeedsReview("`iter` or `next` is rebound where the loader is read")
-    if _leaves_loop(attempt.body):
+    if _leaves_loop(block):
         raise NeedsReview("the reading loop is left by break/continue/return before the end of the data")
-    return {id(reset)}, ahead
+    return ahead
+
+
+def _reading_around(ctx: Context, site: Site, attempt: cst.Try, loader: str, start: cst.BaseStatement
+                    ) -> ReadingLoop:
+    """The second shape: `attempt` holds (after `start()`, when it is its first statement) the statements
+    before the loop and, last, the `while True:` loop; its handler catches the EOFException and `reset()`
+    ends it or opens the `finally`. NeedsReview otherwise."""
+    body = list(attempt.body.body)
+    inside = body[:1] == [start]
+    loop = body[-1] if body else None
+    if not _endless(loop) or any(isinstance(stmt, cst.While) for stmt in body[:-1]):
+        raise NeedsReview(f"the `try` after `{loader}.start()` does not end with the `while True:` loop that "
+                          f"reads it")
+    if len(attempt.handlers) != 1 or attempt.orelse is not None:
+        raise NeedsReview("the `try` around the reading loop has other handlers or `else`")
+    handler = _eof_handler(ctx, site, attempt)
+    handled = list(handler.body.body)
+    first = attempt.finalbody.body.body[0] if attempt.finalbody is not None else None
+    reset = _method_call(handled[-1], loader, "reset") if handled else None
+    in_finally = reset is None and first is not None
+    reset = reset or (_method_call(first, loader, "reset") if first is not None else None)
+    rest = handled[:-1] if not in_finally else handled
+    kept = attempt.finalbody.body.body[1 if in_finally else 0:] if attempt.finalbody is not None else ()
+    if reset is None or any(loader in names_in(stmt) for stmt in (*rest, *kept)):
+        raise NeedsReview(f"`{loader}.reset()` neither ends the EOFException handler nor opens the `finally`")
+    if any(isinstance(n, cst.Raise) and n.exc is None for stmt in rest for n in descendants(stmt)):
+        raise NeedsReview("the EOFException handler re-raises it")
+    between = body[1 if inside else 0:-1]
+    if not all(_plain_assignment(ctx, stmt) or _apart_from(stmt, loader) for stmt in between):
+        raise NeedsReview(f"statements between `{loader}.start()` and the loop that reads it name it, run a "
+                          f"program or leave")
+    ahead = _read_by_one_run(ctx, site, loop.body, not all(_plain_assignment(ctx, stmt) for stmt in between))
+    return ReadingLoop(start, attempt, {id(reset)}, ahead, attempt, in_finally)  # type: ignore[arg-type]
 
 
 def _apart_from(stmt: cst.BaseStatement, loader: str) -> bool:
@@ -207,6 +282,11 @@ def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStateme
             raise NeedsReview(f"`{loader}.start()` comes before its data source is set")
         block = list(_block_of(site.scope.node, stmt))
         index = next(i for i, s in enumerate(block) if s is stmt) + 1
+        around = _try_around(ctx, site, stmt, block, index)
+        if around is not None:
+            found.append(_reading_around(ctx, site, around, loader, stmt))
+            found[-1].uses.add(id(start))
+            continue
         between = False  # statements other than plain assignments between start() and the loop
         while index < len(block) and not isinstance(block[index], cst.While) and (
                 _plain_assignment(ctx, block[index]) or _apart_from(block[index], loader)):
@@ -219,6 +299,20 @@ def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStateme
     if not found:
         raise NeedsReview(f"iterable=False, and no `{loader}.start()` with the loop that reads it is in sight")
     return found
+
+
+def _try_around(ctx: Context, site: Site, start: cst.BaseStatement, block: Sequence[cst.BaseStatement],
+                index: int) -> Optional[cst.Try]:
+    """The `try` whose body `start()` opens or, where there is none, the `try` right after it, when it
+    catches the EOFException (the second shape)."""
+    found = next((node for node in descendants(site.scope.node) if isinstance(node, cst.Try) and
+                  node.body.body[:1] and node.body.body[0] is start), None)
+    if found is None and index < len(block) and isinstance(block[index], cst.Try):
+        found = block[index]
+    catches = found is not None and any(
+        handler.type is not None and dotted(handler.type) is not None and
+        ctx.resolver.qualname(dotted(handler.type), site.scope) in EOF_EXCEPTIONS for handler in found.handlers)
+    return found if catches else None
 
 
 class _FeedTheRun(cst.CSTTransformer):
@@ -265,7 +359,10 @@ def rewrite(ctx: Context, site: Site, loader: str, loops: Sequence[ReadingLoop])
 
     for found in loops:
         ctx.replace(found.start, started if found.ahead else remove)
-        ctx.replace(found.loop, ahead if found.ahead else build)
+        if found.around is not None:
+            ctx.replace(found.around, lambda updated, f=found: _around(updated, f, loader, batch, batches))
+        else:
+            ctx.replace(found.loop, ahead if found.ahead else build)
 
 
 def _ahead(loop: cst.While, batch: str, batches: str) -> cst.While:
@@ -282,11 +379,42 @@ def _ahead(loop: cst.While, batch: str, batches: str) -> cst.While:
             <the rest>
     """
     attempt: cst.Try = loop.body.body[0]  # type: ignore[assignment]
-    body = list(attempt.body.body)
+    new = _taken_at_run(list(attempt.body.body), list(attempt.handlers[0].body.body[:-2]), batch, batches)
+    return loop.with_changes(body=loop.body.with_changes(body=new))
+
+
+def _taken_at_run(body: List[cst.BaseStatement], handled: List[cst.BaseStatement], batch: str,
+                  batches: str) -> List[cst.BaseStatement]:
+    """The loop body `body` taking the next batch where its run reads it, running `handled` then leaving
+    the loop where there is none left."""
     index = next(i for i, stmt in enumerate(body) if _runs(stmt))
     taken = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(batch))], cst.Call(
         cst.Name("next"), [cst.Arg(cst.Name(batches)), cst.Arg(cst.Name("None"))]))])
     end = cst.If(test=cst.Comparison(cst.Name(batch), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
-                 body=cst.IndentedBlock([*attempt.handlers[0].body.body[:-2], cst.SimpleStatementLine([cst.Break()])]))
-    new = [*body[:index], taken, end, body[index].visit(_FeedTheRun(batch)), *body[index + 1:]]
-    return loop.with_changes(body=loop.body.with_changes(body=new))
+                 body=cst.IndentedBlock([*handled, cst.SimpleStatementLine([cst.Break()])]))
+    return [*body[:index], taken, end, body[index].visit(_FeedTheRun(batch)), *body[index + 1:]]
+
+
+def _around(attempt: cst.Try, found: ReadingLoop, loader: str, batch: str,
+            batches: Optional[str]) -> cst.CSTNode:
+    """The second shape: the loop reads the 2.x loader (`for`, or `while` taking from `iter(loader)`),
+    the handler's statements follow it, the `finally` keeps what is not `reset()`; a `try` with nothing
+    left to handle gives way to its statements."""
+    body = list(attempt.body.body)
+    loop: cst.While = body[-1]  # type: ignore[assignment]
+    if found.ahead:
+        read: cst.BaseStatement = loop.with_changes(body=loop.body.with_changes(
+            body=_taken_at_run(list(loop.body.body), [], batch, batches)))  # type: ignore[arg-type]
+    else:
+        read = cst.For(target=cst.Name(batch), iter=cst.Name(loader), body=loop.body.visit(_FeedTheRun(batch)),
+                       leading_lines=loop.leading_lines)  # type: ignore[arg-type]
+    handled = list(attempt.handlers[0].body.body)
+    statements = [*body[:-1], read, *(handled if found.reset_in_finally else handled[:-1])]
+    final = attempt.finalbody
+    if final is not None and found.reset_in_finally:
+        kept = list(final.body.body[1:])
+        final = final.with_changes(body=final.body.with_changes(body=kept)) if kept else None
+    if final is not None:
+        return attempt.with_changes(body=attempt.body.with_changes(body=statements), handlers=(), finalbody=final)
+    statements[0] = statements[0].with_changes(leading_lines=(*attempt.leading_lines, *statements[0].leading_lines))
+    return cst.FlattenSentinel(statements)
