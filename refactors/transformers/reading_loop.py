@@ -75,13 +75,14 @@ from refactors.transformers import emit
 
 @dataclass
 class ReadingLoop:
-    """`loader.start()`, then the `while True` loop that reads until the end of the data."""
+    """`loader.start()`, then the `while True` loop that reads until the end of the data (or the `try` around
+    it)."""
 
     start: cst.SimpleStatementLine
-    loop: cst.While
+    loop: cst.BaseCompoundStatement  # the `while` loop, or in the second shape the `try` around it
     uses: Set[int]  # ids of the loader's `start`/`reset` attributes in them
     ahead: bool = False  # read from `iter(loader)`: statements 1.8 ran before the run once more at the end
-    around: Optional[cst.Try] = None  # the `try` around the loop (the second shape), which the rewrite replaces
+    around: bool = False  # the second shape: `loop` is the `try` around the `while`
     reset_in_finally: bool = False  # (the second shape) `reset()` opens its `finally`, else ends its handler
 
 
@@ -214,11 +215,11 @@ def _read_by_one_run(ctx: Context, site: Site, block: cst.BaseSuite, between: bo
     return ahead
 
 
-def _reading_around(ctx: Context, site: Site, attempt: cst.Try, loader: str, start: cst.BaseStatement
-                    ) -> ReadingLoop:
+def _reading_around(ctx: Context, site: Site, attempt: cst.Try, loader: str, start: cst.BaseStatement,
+                    started: cst.Attribute) -> ReadingLoop:
     """The second shape: `attempt` holds (after `start()`, when it is its first statement) the statements
     before the loop and, last, the `while True:` loop; its handler catches the EOFException and `reset()`
-    ends it or opens the `finally`. NeedsReview otherwise."""
+    ends it or opens the `finally`. NeedsReview otherwise. (`started`: the `loader.start` of `start`.)"""
     body = list(attempt.body.body)
     inside = body[:1] == [start]
     loop = body[-1] if body else None
@@ -244,7 +245,7 @@ def _reading_around(ctx: Context, site: Site, attempt: cst.Try, loader: str, sta
         raise NeedsReview(f"statements between `{loader}.start()` and the loop that reads it name it, run a "
                           f"program or leave")
     ahead = _read_by_one_run(ctx, site, loop.body, not all(_plain_assignment(ctx, stmt) for stmt in between))
-    return ReadingLoop(start, attempt, {id(reset)}, ahead, attempt, in_finally)  # type: ignore[arg-type]
+    return ReadingLoop(start, attempt, {id(reset), id(started)}, ahead, True, in_finally)  # type: ignore[arg-type]
 
 
 def _apart_from(stmt: cst.BaseStatement, loader: str) -> bool:
@@ -284,8 +285,7 @@ def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStateme
         index = next(i for i, s in enumerate(block) if s is stmt) + 1
         around = _try_around(ctx, site, stmt, block, index)
         if around is not None:
-            found.append(_reading_around(ctx, site, around, loader, stmt))
-            found[-1].uses.add(id(start))
+            found.append(_reading_around(ctx, site, around, loader, stmt, start))
             continue
         between = False  # statements other than plain assignments between start() and the loop
         while index < len(block) and not isinstance(block[index], cst.While) and (
@@ -359,8 +359,8 @@ def rewrite(ctx: Context, site: Site, loader: str, loops: Sequence[ReadingLoop])
 
     for found in loops:
         ctx.replace(found.start, started if found.ahead else remove)
-        if found.around is not None:
-            ctx.replace(found.around, lambda updated, f=found: _around(updated, f, loader, batch, batches))
+        if found.around:
+            ctx.replace(found.loop, lambda updated, f=found: _around(updated, f, loader, batch, batches))
         else:
             ctx.replace(found.loop, ahead if found.ahead else build)
 
@@ -408,7 +408,7 @@ def _around(attempt: cst.Try, found: ReadingLoop, loader: str, batch: str,
     else:
         read = cst.For(target=cst.Name(batch), iter=cst.Name(loader), body=loop.body.visit(_FeedTheRun(batch)),
                        leading_lines=loop.leading_lines)  # type: ignore[arg-type]
-    handled = list(attempt.handlers[0].body.body)
+    handled = [stmt for stmt in attempt.handlers[0].body.body if not _is_pass(stmt)]  # (a block's filler there)
     statements = [*body[:-1], read, *(handled if found.reset_in_finally else handled[:-1])]
     final = attempt.finalbody
     if final is not None and found.reset_in_finally:
@@ -418,3 +418,7 @@ def _around(attempt: cst.Try, found: ReadingLoop, loader: str, batch: str,
         return attempt.with_changes(body=attempt.body.with_changes(body=statements), handlers=(), finalbody=final)
     statements[0] = statements[0].with_changes(leading_lines=(*attempt.leading_lines, *statements[0].leading_lines))
     return cst.FlattenSentinel(statements)
+
+
+def _is_pass(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(small, cst.Pass) for small in stmt.body)
