@@ -15,15 +15,19 @@ the upgraded code is found by the upgraded loader; the files change (the table's
 from __future__ import annotations
 
 import posixpath
+from ast import literal_eval
 
 import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
-from refactors.transformers import emit, register, static_program
+from refactors.scopes import descendants
+from refactors.transformers import bind, emit, register, static_program
 from refactors.warning_evidence import report_warning
 
 _MODEL = "__model__"  # 1.8's model file name without model_filename (io.py:1218)
+_SUFFIX = ".pdmodel"  # what 2.x appends to the prefix
+_EFFECTS = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda, cst.BaseComp)  # moved earlier: not safe
 
 
 def _unset(ctx: Context, node: cst.Call, arg: str) -> bool:
@@ -31,23 +35,73 @@ def _unset(ctx: Context, node: cst.Call, arg: str) -> bool:
     return found is None or emit.is_literal(ctx, found.value) and literal(found.value, ctx) is None
 
 
+def _stem(base: str) -> str:
+    """The base name without a `.pdmodel` extension (in os.path.splitext's sense: `.pdmodel` alone is
+    a name, not an extension), which 2.x adds again."""
+    stem, ext = posixpath.splitext(base)
+    return stem if ext == _SUFFIX else base
+
+
 def _prefix(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     """`dirname/<model file name>`, without the `.pdmodel` 2.x appends."""
     dirname = emit.required(node, "dirname")
+    if emit.is_literal(ctx, dirname) and literal(dirname, ctx) is None:
+        raise NeedsReview("dirname=None: model_filename and params_filename hold the model's bytes")
     if _unset(ctx, node, "model_filename"):
-        base = _MODEL
+        base: cst.BaseExpression = cst.SimpleString(repr(_MODEL))
     else:
-        model = emit.value_of(ctx, node, "model_filename")
-        if not isinstance(model, str):
-            raise NeedsReview("model_filename is not a string")
-        base = posixpath.basename(model)  # 1.8 keeps only the base name (io.py:1216)
-        base = base[:-len(".pdmodel")] if base.endswith(".pdmodel") and base != ".pdmodel" else base
-    if isinstance(dirname, cst.SimpleString) and emit.is_literal(ctx, dirname):
-        return cst.SimpleString(repr(posixpath.join(literal(dirname, ctx), base)))
+        model = call_args.get(node, "model_filename").value  # type: ignore[union-attr]
+        base = _known_base(ctx, model) if emit.is_literal(ctx, model) else _run_time_base(ctx, site, model)
+    if isinstance(dirname, cst.SimpleString) and emit.is_literal(ctx, dirname) and isinstance(base, cst.SimpleString):
+        return cst.SimpleString(repr(posixpath.join(literal(dirname, ctx), literal(base, ctx))))
+    return ctx.template("{os}.path.join({dirname}, {base})", os=emit.stdlib_module(ctx, site, "os"),
+                        dirname=dirname, base=base)
+
+
+def _known_base(ctx: Context, model: cst.BaseExpression) -> cst.SimpleString:
+    value = literal(model, ctx)
+    if not isinstance(value, str):
+        raise NeedsReview("model_filename is not a string")
+    return cst.SimpleString(repr(_stem(posixpath.basename(value))))  # 1.8 keeps the base name (io.py:1216)
+
+
+def _run_time_base(ctx: Context, site: Site, model: cst.BaseExpression) -> cst.BaseExpression:
+    """The literal rule as an expression of `model`'s value, for every value 1.8.5 takes: None (and only
+    None: '' made 1.8 open the directory itself), a name, a path, an os.PathLike."""
     os_name = emit.stdlib_module(ctx, site, "os")
-    join = cst.Attribute(cst.Attribute(os_name, cst.Name("path")), cst.Name("join"))
-    return cst.Call(func=join, args=[cst.Arg(dirname, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                                     cst.Arg(cst.SimpleString(repr(base)))])
+    if isinstance(model, cst.BinaryOperation) and isinstance(model.operator, cst.Add) \
+            and isinstance(model.right, cst.SimpleString) and emit.is_literal(ctx, model.right):
+        end = literal(model.right, ctx)
+        # `name + '<end>'` where the literal end alone decides whether `.pdmodel` is dropped
+        if isinstance(end, str) and not {"/", "\\"} & set(end) \
+                and (_stem(end) != end if end.endswith(_SUFFIX) else not _SUFFIX.endswith(end)):
+            return ctx.template("{os}.path.basename({model})", os=os_name, model=model.with_changes(right=_without_suffix(model.right)))
+    why = f"`model_filename={ctx.code(model).strip()}` is known only at run time"
+    if any(isinstance(n, _EFFECTS) for n in descendants(model)):
+        raise NeedsReview(f"{why}, and computing it first (to name the 2.x files) could change what it gives")
+    if not _never_empty(ctx, model):
+        model = ctx.template("{model} or {default}", model=emit.parenthesized(model),
+                             default=cst.SimpleString(repr(_MODEL)))
+    [name] = bind.first(ctx, site, [("model_name", ctx.template("{os}.path.basename({model})", os=os_name,
+                                                                  model=model))],
+                        f"{why}, and the call is not where a statement naming the 2.x files can go first")
+    return ctx.template(f"{{os}}.path.splitext({{name}})[0] if {{name}}.endswith({_SUFFIX!r}) else {{name}}",
+                        os=os_name, name=name)
+
+
+def _without_suffix(end: cst.SimpleString) -> cst.SimpleString:
+    """The literal without its `.pdmodel`, in its own quotes where its text ends so."""
+    text, quote = end.value, end.quote
+    if text[:-len(quote)].endswith(_SUFFIX):
+        return end.with_changes(value=text[:-len(quote) - len(_SUFFIX)] + quote)
+    return cst.SimpleString(repr(_stem(literal_eval(text))))
+
+
+def _never_empty(ctx: Context, model: cst.BaseExpression) -> bool:
+    """`x or '<name>'`, `x + '<name>'`: never None or ''."""
+    return isinstance(model, (cst.BooleanOperation, cst.BinaryOperation)) \
+        and isinstance(model.operator, (cst.Or, cst.Add)) and emit.is_literal(ctx, model.right) \
+        and isinstance(literal(model.right, ctx), str) and literal(model.right, ctx) != ""
 
 
 def _result_unused(ctx: Context, site: Site) -> bool:

@@ -75,9 +75,8 @@ def _prefix(dirname: str, model_filename: Optional[str]) -> str:
     save/load_inference_model uses too (refactors/transformers/inference_model.py), so that a model saved
     by either side is found by the other. 1.8 kept only the base name of `model_filename` (io.py:1216)."""
     base = os.path.basename(model_filename) if model_filename else _MODEL
-    if base.endswith(".pdmodel") and base != ".pdmodel":
-        base = base[:-len(".pdmodel")]
-    return os.path.join(dirname, base)
+    stem, ext = os.path.splitext(base)  # `.pdmodel` alone is a name (splitext's rule), kept as it is
+    return os.path.join(dirname, stem if ext == ".pdmodel" else base)
 
 
 @adapter("paddle.fluid.io.save_inference_model",
