@@ -11,6 +11,20 @@ writes `path_prefix.pdmodel` and `path_prefix.pdiparams`, which `load_inference_
 executor)` reads back as the same triple. The two rewrites use the same prefix, `dirname/<model_filename
 without .pdmodel, '__model__' by default>` (runtime_shim's adapters use it too), so a model saved by
 the upgraded code is found by the upgraded loader; the files change (the table's warning says so).
+`params_filename` only chose 1.8's layout (one file per variable, or one file): 2.x always writes one
+`.pdiparams`, so its value (a name or None) does not matter and it is dropped.
+
+A `model_filename` known only at run time gets the same rule as an expression, exact for every value
+1.8.5 takes (None, a name, a path, an os.PathLike; '' made 1.8.5 open the directory itself):
+
+    model_name = os.path.basename(model_filename or '__model__')
+    paddle.static.save_inference_model(os.path.join(dirname, os.path.splitext(model_name)[0]
+                                       if model_name.endswith('.pdmodel') else model_name), ...)
+
+(`.pdmodel` is dropped in os.path.splitext's sense, here and in the literal rule: `.pdmodel` alone is a
+name.) `name + '_model.pdmodel'` needs no binding: its literal end decides. The binding moves the value's
+evaluation before the call's other arguments, so it is made only for a value that calls nothing, in a
+call that is a statement's first effect (refactors.transformers.bind).
 """
 from __future__ import annotations
 
@@ -75,7 +89,8 @@ def _run_time_base(ctx: Context, site: Site, model: cst.BaseExpression) -> cst.B
         # `name + '<end>'` where the literal end alone decides whether `.pdmodel` is dropped
         if isinstance(end, str) and not {"/", "\\"} & set(end) \
                 and (_stem(end) != end if end.endswith(_SUFFIX) else not _SUFFIX.endswith(end)):
-            return ctx.template("{os}.path.basename({model})", os=os_name, model=model.with_changes(right=_without_suffix(model.right)))
+            return ctx.template("{os}.path.basename({model})", os=os_name,
+                                model=model.with_changes(right=_without_suffix(model.right)))
     why = f"`model_filename={ctx.code(model).strip()}` is known only at run time"
     if any(isinstance(n, _EFFECTS) for n in descendants(model)):
         raise NeedsReview(f"{why}, and computing it first (to name the 2.x files) could change what it gives")
