@@ -1,4 +1,4 @@
-"""Values the file itself fixes: a name bound once to a literal, where a rewrite needs the literal.
+"""Values the file (and its tree) fixes: a name bound once to a literal, where a rewrite needs the literal.
 
 `fluid.layers.data(shape=image_shape)` with `image_shape = [3, 224, 224]` in the same function, a
 module constant, a class attribute read as `self.X`, a parameter's default: the table's transformers
@@ -7,17 +7,36 @@ The rule is simple and sound, and says "unknown" otherwise:
 
 - A name is known when its scope binds it exactly once, by `name = <value>` (or `name: T = <value>`),
   and `<value>` is known. Any other binding makes it unknown: a second assignment, augmented
-  assignment, `for`/`with`/`except`/`import`/`del` targets, unpacking, a walrus, a comprehension
+  assignment, `for`/`with`/`except`/`del` targets, unpacking, a walrus, a comprehension
   target, `global`/`nonlocal` anywhere in the file for that name, a star import in that scope after
   the assignment (one before it brings nothing the assignment does not rebind). In a
   module or class body the assignment must be one of the body's own statements (not under `if`,
-  `try`, ...; a `with` block is fine), and a use in that same body must come after it.
-- A parameter is known by its default when it is bound only as the parameter, its function is
-  only ever called by name in this file (never passed around, not decorated, not `forward` or a
-  dunder method that Python or a Layer calls for you), and no call passes it (by keyword, by
-  position, or through `*args`/`**kwargs`). Other modules' calls cannot be seen, so the function
-  must be one they are not meant to call: defined in another function, or named `_private` (a
-  model zoo's `models/resnet.py` defines `net(..., data_format="NCHW")` and `train.py` passes it).
+  `try`, ...; a `with` block is fine), and a use in that same body must come after it. A name bound
+  once by an import is known by the rule for other modules below.
+- A parameter is known when it is bound only as the parameter, every call of its function is in sight,
+  and all of them give it one value: the same known value passed (by keyword, by position; a call
+  through `*args`/`**kwargs` is not read), or the default where a call passes nothing (a mutable default
+  is shared between calls: unknown). The calls are in sight when the function is only ever called by name
+  in this file (never passed around, not decorated, not `forward` or a dunder method that Python or a
+  Layer calls for you; a method passed a value by position only through `self.` or `super()`, as
+  `Cls.m(obj, ...)` gives `self` too), and other modules cannot call it: it is defined in another
+  function, or named `_private`, or, where the file's tree is in sight (`others`), no other module of the
+  tree says its name (`loader_across.named_elsewhere`; a model zoo's `train.py` passes `data_format=` to
+  `models/resnet.py`'s `net()`). A class's `__init__` is called by the class's calls: the class is bound
+  once, not decorated, no metaclass, its name only called or given to `super(Cls, self)` (no subclass),
+  no instance made without its name (`self.__class__(...)`, `type(self)(...)`), and private, nested or
+  named by no other module.
+- A name another module of the tree binds (`from config import X`, `import config` + `config.X`, or a
+  name this module binds nowhere, from the last of its star imports that gives it, `from desc import *`)
+  is known when that module fixes it by these rules once it has run, and nothing can change it after: that
+  module calls no `setattr` (nor `globals()`, `vars()`, ...), no module of the tree assigns or deletes an
+  attribute of that name (of anything), none that names the module calls `setattr`, and the value holds no
+  list, dict or set (another module may change one it imports). A star import whose module is out of the
+  tree (paddle's) may bring any name: a name read where one ran is unknown. Modules are found as
+  `tree_index` finds them (beside the script, relative, above its packages), read through
+  `Context.other_modules` (the result then depends on the tree, for the content cache): a module reached
+  through a `sys.path` entry set at run time, or from outside the tree, is not seen, the one assumption
+  beyond the tree (`tree_index`'s too).
 - `Cls.X` (and `self.X` in a method of a `_private` class: another module may subclass a public one
   and bind its own X) is known when the class body binds `X` once (as above), no other class of the
   file binds `X`, and nothing in the file assigns or deletes an attribute `X` or calls `setattr`.
@@ -28,16 +47,19 @@ The rule is simple and sound, and says "unknown" otherwise:
   known index (`[3, IMAGE_SIZE[1], IMAGE_SIZE[0]]`). Where part of a list is unknown the known items
   are still told (`Some`), which is all 1.8's `layers.data` rule needs when one of them is negative.
 
-Reads CPython's parse of the whole file, so it does not depend on which parts libcst parsed
-(refactors.fast.partial_parse).
+Reads CPython's parse of the whole file (and of the other modules it consults), so it does not depend on
+which parts libcst parsed (refactors.fast.partial_parse).
 """
 from __future__ import annotations
 
 import ast
+import os
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from refactors import cpython
+from refactors import cpython, loader_across
+from refactors.tree_index import TreeIndex, either_tree, file_stat
 
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
 
@@ -61,10 +83,11 @@ _IMPLICIT_METHODS = {"forward", "__call__", "__init__", "__new__"}
 
 @dataclass(eq=False)
 class _Binding:
-    kind: str  # "assign", "param" or "other"
+    kind: str  # "assign", "param", "import" or "other"
     value: Optional[ast.expr] = None  # the assigned value, or the parameter's default
-    stmt: Optional[ast.AST] = None  # the assignment, or the function of the parameter
+    stmt: Optional[ast.AST] = None  # the assignment, the function of the parameter, or the import
     index: int = -1  # a parameter's position (-1: keyword-only)
+    alias: Optional[ast.alias] = None  # what an import binds
 
 
 @dataclass(eq=False)
@@ -72,15 +95,15 @@ class _Scope:
     node: ast.AST
     parent: Optional["_Scope"]
     bindings: Dict[str, List[_Binding]] = field(default_factory=dict)
-    stars: List[Tuple[int, int]] = field(default_factory=list)  # where its star imports are
+    stars: List[ast.stmt] = field(default_factory=list)  # its star imports
 
     def past_stars(self, binding: _Binding) -> bool:
         """No star import of this scope can rebind the name after `binding`: there is none, or every
         one comes before the binding, an assignment of the body itself (which rebinds whatever the
         star import brought)."""
         stmt = binding.stmt
-        return not self.stars or binding.kind == "assign" and stmt is not None \
-            and all(star < (stmt.lineno, stmt.col_offset) for star in self.stars)  # type: ignore[attr-defined]
+        return not self.stars or binding.kind in ("assign", "import") and stmt is not None \
+            and all(_at(star) < _at(stmt) for star in self.stars)
 
     @property
     def is_class(self) -> bool:
@@ -241,9 +264,9 @@ class _Index(ast.NodeVisitor):
     def visit_Import(self, node) -> None:
         for alias in node.names:
             if alias.name == "*":
-                self.scope.stars.append((node.lineno, node.col_offset))
+                self.scope.stars.append(node)
             else:
-                self.scope.bind((alias.asname or alias.name).split(".")[0], _Binding("other"))
+                self.scope.bind((alias.asname or alias.name).split(".")[0], _Binding("import", stmt=node, alias=alias))
 
     visit_ImportFrom = visit_Import
 
@@ -288,14 +311,21 @@ class _Index(ast.NodeVisitor):
 
 
 class Constants:
-    """What the file fixes about the names a use site reads (see the module docstring)."""
+    """What the file fixes about the names a use site reads (see the module docstring). `others`, when the
+    file has a tree around it: asked (only when a rule needs the tree) for the `TreeIndex` of the module
+    being upgraded (`engine.Context.other_modules`, which marks the result as depending on the tree)."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, others: Optional[Callable[[], Optional[TreeIndex]]] = None,
+                 path: Optional[str] = None, modules: Optional[Dict[str, Optional["Constants"]]] = None) -> None:
         self.index = _Index(tree)
         self._scope_ranges = sorted(
             ((_body_range(s.node), s) for s in self.index.scopes if s.parent is not None),
             key=lambda item: item[0])
         self._busy: Set[int] = set()
+        self._others = others
+        self._path = path  # None: the module being upgraded (the TreeIndex's origin)
+        self._modules: Dict[str, Optional[Constants]] = {} if modules is None else modules  # path -> its constants
+        self._said: Dict[Tuple[str, str], bool] = {}  # memo of `_said_elsewhere`
 
     def scope_at(self, line: int, col: int) -> "_Scope":
         """The innermost scope whose code holds the position (1-based line, 0-based byte column)."""
@@ -323,7 +353,7 @@ class Constants:
         if isinstance(expr, ast.Name):
             return self._name(expr.id, scope, at, depth)
         if isinstance(expr, ast.Attribute):
-            return self._attribute(expr, scope, depth)
+            return self._attribute(expr, scope, at, depth)
         if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
             return _display(expr, [go(e.value) if isinstance(e, ast.Starred) else go(e) for e in expr.elts])
         if isinstance(expr, ast.Dict):
@@ -349,75 +379,276 @@ class Constants:
         return UNKNOWN
 
     def _name(self, name: str, scope: _Scope, at: Tuple[int, int], depth: int) -> Any:
+        if name in self.index.redirected:
+            return UNKNOWN
         found = _resolve(self.index, name, scope)
-        if found is None or name in self.index.redirected:
+        if found is None:
+            return self._starred(name, scope, at, depth)
+        binding = self._bound_once(name, scope, found, at)
+        if binding is None or id(binding) in self._busy:
             return UNKNOWN
-        bindings = found.bindings[name]
-        if len(bindings) != 1 or bindings[0].kind == "other" or not found.past_stars(bindings[0]):
-            return UNKNOWN
-        binding = bindings[0]
-        key = id(binding)
-        if key in self._busy:
-            return UNKNOWN
-        self._busy.add(key)
+        self._busy.add(id(binding))
         try:
             if binding.kind == "param":
-                return self._default(name, binding, found, depth)
-            if not isinstance(found.node, _FUNCTIONS):  # a module or class body, run once, top to bottom
-                if not self._unconditional(binding.stmt, found.node):
-                    return UNKNOWN  # under `if`/`try`/...: may not have run
-                if _runs_now(scope, found) and (binding.stmt.lineno, binding.stmt.col_offset) >= at:  # type: ignore
-                    return UNKNOWN  # read before it is bound (a builtin, or an error)
-            value = self.evaluate(binding.value, found, (binding.stmt.lineno, binding.stmt.col_offset), depth + 1)  # type: ignore
+                value = self._parameter(name, binding, found, depth)
+            elif binding.kind == "import":
+                value = self._imported(binding, depth)
+            else:
+                value = self.evaluate(binding.value, found, _at(binding.stmt), depth + 1)  # type: ignore[arg-type]
             if _mutable(value) and not all(self._only_read(n) for n in self.index.names.get(name, ())):
                 return UNKNOWN
             return value
         finally:
-            self._busy.discard(key)
+            self._busy.discard(id(binding))
 
-    def _default(self, name: str, binding: _Binding, scope: _Scope, depth: int) -> Any:
+    def _bound_once(self, name: str, scope: _Scope, found: _Scope, at: Tuple[int, int]) -> Optional[_Binding]:
+        """The one binding of `name` in `found` a read in `scope` at `at` sees, when it is sure to have run."""
+        bindings = found.bindings[name]
+        if len(bindings) != 1 or bindings[0].kind == "other" or not found.past_stars(bindings[0]):
+            return None
+        binding = bindings[0]
+        if binding.kind != "param" and not isinstance(found.node, _FUNCTIONS):  # a module or class body, run once
+            if not self._unconditional(binding.stmt, found.node):  # type: ignore[arg-type]
+                return None  # under `if`/`try`/...: may not have run
+            if _runs_now(scope, found) and _at(binding.stmt) >= at:  # type: ignore[arg-type]
+                return None  # read before it is bound (a builtin, or an error)
+        return binding
+
+    # -- parameters -----------------------------------------------------------------------------------
+    def _parameter(self, name: str, binding: _Binding, scope: _Scope, depth: int) -> Any:
+        """The default where no call passes the parameter, or the one value all calls give it, when every
+        call of its function is in sight."""
         function = binding.stmt
-        if binding.value is None or isinstance(function, ast.Lambda) or function.decorator_list:  # type: ignore
-            return UNKNOWN
-        fname = function.name  # type: ignore[union-attr]
         owner = scope.parent
-        method = owner is not None and owner.is_class
-        if method and (fname in _IMPLICIT_METHODS or fname.startswith("__")):
+        if owner is None or isinstance(function, ast.Lambda) or function.decorator_list:  # type: ignore[union-attr]
             return UNKNOWN
-        if owner is not None and (owner.is_class or owner.parent is None) and not fname.startswith("_"):
-            return UNKNOWN  # a public function or method: other modules may call it with that argument
-        reads = self.index.attributes.get(fname, []) if method else self.index.names.get(fname, [])
-        if method and self.index.names.get(fname):
-            return UNKNOWN  # the name used bare somewhere: cannot tell what it is
+        found = self._calls(function, owner)  # type: ignore[arg-type]
+        if found is None:
+            return UNKNOWN
+        shift, calls = found
+        default = UNKNOWN
+        if binding.value is not None:
+            default = self.evaluate(binding.value, owner, _at(function), depth + 1)  # type: ignore[arg-type]
+            default = UNKNOWN if _mutable(default) else default  # a mutable default is shared between calls
+        values = [default] if not calls else []
+        for call in calls:
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return UNKNOWN
+            passed = next((k.value for k in call.keywords if k.arg == name), None)
+            position = binding.index - shift
+            if passed is None and 0 <= position < len(call.args):
+                if not self._bound_receiver(call):
+                    return UNKNOWN  # `Cls.method(obj, ...)` passes `self` too: cannot tell which it is
+                passed = call.args[position]
+            if passed is None:
+                values.append(default)
+            else:
+                values.append(self.evaluate(passed, self.scope_at(*_at(call)), _at(call), depth + 1))
+        first = values[0]
+        if not all(known(v) and type(v) is type(first) and repr(v) == repr(first) for v in values):
+            return UNKNOWN
+        return first
+
+    def _calls(self, function: ast.FunctionDef, owner: _Scope) -> Optional[Tuple[int, List[ast.Call]]]:
+        """Every call of the function (and how many positionals the call gives before the first one it
+        passes: 1 for a method, whose `self` is bound); None when it may be called where the file does not
+        show: passed around, decorated, called for you (`forward`), or public where other modules call it."""
+        fname = function.name
+        if owner.is_class:
+            if fname == "__init__":
+                return self._constructions(owner)
+            if fname in _IMPLICIT_METHODS or fname.startswith("__") or self.index.names.get(fname):
+                return None  # called for you, or the name used bare somewhere: cannot tell what it is
+            shift, reads = 1, self.index.attributes.get(fname, [])
+        else:
+            shift, reads = 0, self.index.names.get(fname, [])
+        if (owner.is_class or owner.parent is None) and not fname.startswith("_") and self._named_elsewhere(fname):
+            return None  # a public function or method another module may call with that argument
+        calls = []
         for read in reads:
             call = self.index.parents.get(id(read))
             if not (isinstance(call, ast.Call) and call.func is read):
-                return UNKNOWN  # passed around: called where the file does not show
-            if any(isinstance(a, ast.Starred) for a in call.args) or any(
-                    k.arg is None or k.arg == name for k in call.keywords):
-                return UNKNOWN
-            # a method called through an instance has `self` bound: one positional less
-            if binding.index >= 0 and len(call.args) > binding.index - (1 if method else 0):
-                return UNKNOWN
-        assert owner is not None
-        value = self.evaluate(binding.value, owner, (function.lineno, function.col_offset), depth + 1)  # type: ignore
-        return UNKNOWN if _mutable(value) else value  # a mutable default is shared between calls
+                return None  # passed around: called where the file does not show
+            calls.append(call)
+        return shift, calls
 
-    def _attribute(self, expr: ast.Attribute, scope: _Scope, depth: int) -> Any:
-        """`self.X` in a method of the class whose body binds X, or `Cls.X`."""
+    def _constructions(self, owner: _Scope) -> Optional[Tuple[int, List[ast.Call]]]:
+        """The calls of a class, which run its `__init__`, when they are all in sight: the class is bound
+        once, not decorated, no metaclass, no subclass (its name is only called, or given to `super`), no
+        instance made without its name (`self.__class__(...)`, `type(self)(...)`), and, public, not named by
+        another module."""
+        cls = owner.node
+        outer = owner.parent
+        if outer is None or outer.is_class or cls.decorator_list or cls.keywords \
+                or len(outer.bindings.get(cls.name, ())) != 1:  # type: ignore[attr-defined]
+            return None
+        if self.index.attributes.get("__class__") or self.index.names.get("type"):
+            return None
+        if outer.parent is None and not cls.name.startswith("_") and self._named_elsewhere(cls.name):  # type: ignore
+            return None
+        calls = []
+        for read in self.index.names.get(cls.name, ()):  # type: ignore[attr-defined]
+            parent = self.index.parents.get(id(read))
+            if isinstance(parent, ast.Call) and parent.func is read:
+                calls.append(parent)
+            elif not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "super"
+                      and parent.args and parent.args[0] is read):
+                return None
+        return 1, calls
+
+    def _bound_receiver(self, call: ast.Call) -> bool:
+        """The call is a plain call or a class's, or a method's through `self` or `super(...)`: it gives the
+        function's parameters after `self` in order."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return True
+        receiver = func.value
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super":
+            return True
+        if not isinstance(receiver, ast.Name):
+            return False
+        found = _resolve(self.index, receiver.id, self.scope_at(*_at(call)))
+        bindings = found.bindings[receiver.id] if found is not None else []
+        return len(bindings) == 1 and bindings[0].kind == "param" and bindings[0].index == 0 \
+            and found.parent is not None and found.parent.is_class and not bindings[0].stmt.decorator_list  # type: ignore
+
+    def _named_elsewhere(self, name: str) -> bool:
+        """Whether a module of the tree other than this one may say `name` (so true where the tree is not in
+        sight, and for a module read across the tree, whose own parameters no value here depends on)."""
+        index = self._tree()
+        return index is None or self._path is not None or loader_across.named_elsewhere(index, name)
+
+    # -- across modules -------------------------------------------------------------------------------
+    def _tree(self) -> Optional[TreeIndex]:
+        return self._others() if self._others is not None else None
+
+    def _module_path(self, dotted: str, level: int) -> Optional[str]:
+        """The path of the module of the tree this module imports as `dotted` (`level` dots before it)."""
+        index = self._tree()
+        if index is None:
+            return None
+        return index.file_of(self._path or os.path.abspath(index.origin), dotted, level)
+
+    def _module(self, path: str) -> Optional["Constants"]:
+        """The constants of the module of the tree at `path` (read once per file being upgraded)."""
+        if path not in self._modules:
+            stat = file_stat(path)
+            read = either_tree(path, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+            index = self._tree()
+            if read is not None and index is not None:
+                index.reads[path] = read[1]
+            self._modules[path] = Constants(read[0], self._others, path, self._modules) if read is not None else None
+        return self._modules[path]
+
+    def _imported(self, binding: _Binding, depth: int) -> Any:
+        """`X` bound by `from m import X`: the value module m fixes."""
+        stmt, alias = binding.stmt, binding.alias
+        if not isinstance(stmt, ast.ImportFrom) or alias is None:
+            return UNKNOWN  # `import m` binds a module (`_attribute` reads `m.X`)
+        path = self._module_path(stmt.module or "", stmt.level)
+        return self._from_module(path, alias.name, depth) if path is not None else UNKNOWN
+
+    def _imported_module(self, name: str, scope: _Scope, at: Tuple[int, int]) -> Optional[str]:
+        """The path of the module of the tree `name` is bound to by an import (`import config`, `from pkg
+        import config`)."""
+        found = _resolve(self.index, name, scope)
+        binding = self._bound_once(name, scope, found, at) if found is not None else None
+        if binding is None or binding.kind != "import" or binding.alias is None:
+            return None
+        stmt, alias = binding.stmt, binding.alias
+        if isinstance(stmt, ast.Import):
+            return None if alias.asname is None and "." in alias.name else self._module_path(alias.name, 0)
+        assert isinstance(stmt, ast.ImportFrom)
+        package = self._module_path(stmt.module or "", stmt.level)
+        given = self._module(package) if package is not None else None
+        if given is not None and alias.name in given.index.module.bindings:
+            return None  # the package binds that name itself: `from pkg import x` gives that, not the submodule
+        return self._module_path(f"{stmt.module}.{alias.name}" if stmt.module else alias.name, stmt.level)
+
+    def _starred(self, name: str, scope: _Scope, at: Tuple[int, int], depth: int) -> Any:
+        """A name the module binds nowhere, read where its star imports have run: the value the last of them
+        that binds it gives, when each one after it is of a module of the tree that does not."""
+        module = self.index.module
+        stars = [s for s in module.stars if not _runs_now(scope, module) or _at(s) < at]
+        if not stars or any(s.stars for s in self.index.scopes if s is not module):
+            return UNKNOWN
+        for star in reversed(stars):
+            path = self._module_path(star.module or "", star.level)  # type: ignore[attr-defined]
+            given = self._module(path) if path is not None else None
+            exported = given.exports(name) if given is not None else None
+            if exported is None:
+                return UNKNOWN  # a module out of sight (paddle's, say) may bind it
+            if exported:
+                return self._from_module(path, name, depth)  # type: ignore[arg-type]
+        return UNKNOWN  # a builtin, or an error
+
+    def exports(self, name: str) -> Optional[bool]:
+        """Whether `from <this module> import *` binds `name`; None when the module does not tell."""
+        module = self.index.module
+        listed = module.bindings.get("__all__")
+        if self.index.setattr_used or "__all__" in self.index.redirected:
+            return None
+        if listed:
+            if len(listed) != 1 or listed[0].kind != "assign" or not self._unconditional(listed[0].stmt, module.node) \
+                    or not all(self._only_read(n) for n in self.index.names.get("__all__", ())):
+                return None
+            try:
+                return name in ast.literal_eval(listed[0].value)  # type: ignore[arg-type]
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return None
+        if name.startswith("_"):
+            return False
+        if name in module.bindings or name in self.index.redirected:
+            return True
+        return None if module.stars else False
+
+    def _from_module(self, path: str, name: str, depth: int) -> Any:
+        """The value the module of the tree at `path` gives `name` once it has run, when nothing in the tree
+        can change it afterwards; an immutable value only (another module may change a list it imports)."""
+        given = self._module(path)
+        if given is None or given.index.setattr_used or name in given.index.attr_stores \
+                or name in self.index.attr_stores or self._patched(path, name):
+            return UNKNOWN
+        value = given.evaluate(ast.Name(id=name, ctx=ast.Load()), given.index.module, _END, depth + 1)
+        return UNKNOWN if _holds_mutable(value) else value
+
+    def _patched(self, path: str, name: str) -> bool:
+        """Whether another module of the tree may rebind `name` of the module at `path`: it assigns or
+        deletes an attribute `name` (of anything), or it names that module and calls `setattr` (or reads
+        `globals()`, `vars()`, ...); or one such module cannot be read."""
+        key = (path, name)
+        if key not in self._said:
+            index = self._tree()
+            self._said[key] = index is None or any(
+                self._risky(other, word, index, name)
+                for other in loader_across.modules(path) for word in (name, _module_name(path)))
+        return self._said[key]
+
+    def _risky(self, path: str, word: str, index: TreeIndex, name: str) -> bool:
+        found = loader_across.text_naming(path, word)
+        if found is None:
+            return False  # says neither the name nor the module: can change neither
+        index.reads[path] = found
+        other = self._module(path)
+        return other is None or (name in other.index.attr_stores if word == name else other.index.setattr_used)
+
+    def _attribute(self, expr: ast.Attribute, scope: _Scope, at: Tuple[int, int], depth: int) -> Any:
+        """`self.X` in a method of the class whose body binds X, `Cls.X`, or `m.X` of a module of the tree."""
         if not isinstance(expr.value, ast.Name):
             return UNKNOWN
         owner = self._class_of(expr.value.id, scope)
         attr = expr.attr
-        if owner is None or self.index.setattr_used or attr in self.index.attr_stores \
-                or self.index.class_attrs.get(attr, 0) != 1:
+        if owner is None:
+            path = self._imported_module(expr.value.id, scope, at)
+            return self._from_module(path, attr, depth) if path is not None else UNKNOWN
+        if self.index.setattr_used or attr in self.index.attr_stores or self.index.class_attrs.get(attr, 0) != 1:
             return UNKNOWN
         bindings = owner.bindings.get(attr, [])
         if len(bindings) != 1 or bindings[0].kind != "assign" or not owner.past_stars(bindings[0]) \
                 or not self._unconditional(bindings[0].stmt, owner.node):
             return UNKNOWN
         binding = bindings[0]
-        value = self.evaluate(binding.value, owner, (binding.stmt.lineno, binding.stmt.col_offset), depth + 1)  # type: ignore
+        value = self.evaluate(binding.value, owner, _at(binding.stmt), depth + 1)  # type: ignore
         if _mutable(value) and not all(self._only_read(a) for a in self.index.attributes.get(attr, ())):
             return UNKNOWN
         return value
@@ -480,6 +711,19 @@ def _resolve(index: _Index, name: str, scope: _Scope) -> Optional[_Scope]:
     return None
 
 
+def _at(node: ast.AST) -> Tuple[int, int]:
+    return node.lineno, node.col_offset  # type: ignore[attr-defined]
+
+
+_END = (sys.maxsize, 0)  # a read once the module has run
+
+
+def _module_name(path: str) -> str:
+    """What other modules call the module at `path` (a package's `__init__.py`: the package)."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return os.path.basename(os.path.dirname(path)) if stem == "__init__" else stem
+
+
 def _runs_now(scope: _Scope, found: _Scope) -> bool:
     """Whether code read in `scope` runs as part of `found`'s body (not later, from a function)."""
     while scope is not found:
@@ -514,6 +758,12 @@ def known(value: Any) -> bool:
 
 def _mutable(value: Any) -> bool:
     return isinstance(value, (list, dict, set))
+
+
+def _holds_mutable(value: Any) -> bool:
+    if isinstance(value, (tuple, frozenset)):
+        return any(_holds_mutable(v) for v in value)
+    return _mutable(value)
 
 
 def _display(expr: ast.expr, items: List[Any]) -> Any:
@@ -587,9 +837,9 @@ def _items(value: Any) -> List[Any]:
     return list(value) if _sequence(value) else []
 
 
-def of_file(tree: Optional[ast.Module]) -> Optional[Constants]:
-    """The constants of a file (None when CPython cannot parse it)."""
-    return Constants(tree) if tree is not None else None
+def of_file(tree: Optional[ast.Module], others: Optional[Callable[[], Optional[TreeIndex]]] = None) -> Optional[Constants]:
+    """The constants of a file (None when CPython cannot parse it); `others`: see `Constants`."""
+    return Constants(tree, others) if tree is not None else None
 
 
 def parse_expression(text: str) -> Optional[ast.expr]:

@@ -265,7 +265,8 @@ class Context:
             return expr.value
         known = self.memo.get("constants")
         if known is None:
-            known = self.memo["constants"] = (constants.of_file(self.python_tree()), self.source.split("\n"))
+            known = self.memo["constants"] = (constants.of_file(self.python_tree(), lambda: self.other_modules),
+                                              self.source.split("\n"))
         table, lines = known  # type: ignore[misc]
         if table is None or site is None or not 0 < site.line <= len(lines):
             return constants.UNKNOWN

@@ -487,6 +487,35 @@ def text_naming(path: str, name: str) -> Optional[str]:
     return hashlib.sha256(data).hexdigest() if _says(data.decode("utf-8", "replace"), name) else None
 
 
+def named_elsewhere(index: TreeIndex, name: str) -> bool:
+    """Whether another module of the tree around `index.origin` (where its imports look, `modules`) says
+    `name` as a word, other than as a function of its own; each one read is recorded for the content cache."""
+    for path in modules(index.origin):
+        found = text_naming(path, name)
+        if found is not None:
+            index.reads[path] = found
+            if not _own_function(parsed(path), name):
+                return True
+    return False
+
+
+def _own_function(module: Optional[ast.Module], name: str) -> bool:
+    """The module says `name` only of a function of its own (two scripts each with a `get_dataset`): it
+    defines one at its top level, imports nothing under that name and no `*`, and reads no attribute and
+    no string `name` (so its every `name` is its own function, or a local one)."""
+    if module is None or not any(isinstance(s, ast.FunctionDef) and s.name == name for s in module.body):
+        return False
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and name in (node.module or "").split("."):
+            return False
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                alias.name == "*" or name in alias.name.split(".") or alias.asname == name for alias in node.names):
+            return False
+        if isinstance(node, ast.Attribute) and node.attr == name or isinstance(node, ast.Constant) and node.value == name:
+            return False
+    return True
+
+
 def _says(text: str, name: str) -> bool:
     return re.search(r"\b%s\b" % re.escape(name), text) is not None
 

@@ -126,6 +126,12 @@ class TreeIndex:
         found = self._module(importer, dotted, level)
         return os.path.abspath(found[0]) if found is not None else None
 
+    def file_of(self, importer: str, dotted: str, level: int) -> Optional[str]:
+        """The absolute path of the module file of the tree that `importer` imports as `dotted` (`level` dots
+        before it), found where `_path` looks, whatever it holds; None when there is none."""
+        found = self._path(importer, dotted, level)
+        return os.path.abspath(found) if found is not None else None
+
     def imported_modules(self, tree: ast.Module) -> Optional[List[str]]:
         """The paths of the modules of the tree that the origin (`tree`, CPython's parse of it) imports,
         anywhere in it (`import *` too), and those they import, found as `imported_class` finds a module

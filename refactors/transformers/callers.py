@@ -9,7 +9,6 @@ the function's name is parsed first (`Context.reads`).
 """
 from __future__ import annotations
 
-import ast
 from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
@@ -45,36 +44,9 @@ def calls_of(ctx: Context, function: cst.FunctionDef) -> Optional[List[Tuple[cst
 
 
 def named_elsewhere(ctx: Context, name: str) -> bool:
-    """Whether another module of the tree around the file (where its imports look, `loader_across.modules`)
-    says `name` as a word, other than as a function of its own; each one read is recorded for the content
-    cache."""
+    """Whether another module of the tree around the file says `name` (`loader_across.named_elsewhere`)."""
     index = ctx.other_modules
-    if index is None:
-        return False  # no path: a text alone, with no tree around it
-    for path in loader_across.modules(index.origin):
-        found = loader_across.text_naming(path, name)
-        if found is not None:
-            index.reads[path] = found
-            if not _own_function(loader_across.parsed(path), name):
-                return True
-    return False
-
-
-def _own_function(module: Optional[ast.Module], name: str) -> bool:
-    """The module says `name` only of a function of its own (two scripts each with a `get_dataset`): it
-    defines one at its top level, imports nothing under that name and no `*`, and reads no attribute and
-    no string `name` (so its every `name` is its own function, or a local one)."""
-    if module is None or not any(isinstance(s, ast.FunctionDef) and s.name == name for s in module.body):
-        return False
-    for node in ast.walk(module):
-        if isinstance(node, ast.ImportFrom) and name in (node.module or "").split("."):
-            return False
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
-                alias.name == "*" or name in alias.name.split(".") or alias.asname == name for alias in node.names):
-            return False
-        if isinstance(node, ast.Attribute) and node.attr == name or isinstance(node, ast.Constant) and node.value == name:
-            return False
-    return True
+    return index is not None and loader_across.named_elsewhere(index, name)  # no path: a text alone
 
 
 def passed(function: cst.FunctionDef, call: cst.Call, param: str) -> Optional[Passed]:
