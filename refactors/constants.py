@@ -22,7 +22,10 @@ The rule is simple and sound, and says "unknown" otherwise:
   `Cls.m(obj, ...)` gives `self` too), and other modules cannot call it: it is defined in another
   function, or named `_private`, or, where the file's tree is in sight (`others`), no other module of the
   tree says its name (`loader_across.named_elsewhere`; a model zoo's `train.py` passes `data_format=` to
-  `models/resnet.py`'s `net()`). A class's `__init__` is called by the class's calls: the class is bound
+  `models/resnet.py`'s `net()`), a public method being of a class on `object` or on classes of the file
+  alone (a framework's base class calls the methods it defines: a PaddleHub Module's `context()`). A
+  name said only outside Python files (a YAML config naming a function for a framework to call) is not
+  seen. A class's `__init__` is called by the class's calls: the class is bound
   once, not decorated, no metaclass, its name only called or given to `super(Cls, self)` (no subclass),
   no instance made without its name (`self.__class__(...)`, `type(self)(...)`), and private, nested or
   named by no other module.
@@ -462,8 +465,9 @@ class Constants:
             shift, reads = 1, self.index.attributes.get(fname, [])
         else:
             shift, reads = 0, self.index.names.get(fname, [])
-        if (owner.is_class or owner.parent is None) and not fname.startswith("_") and self._named_elsewhere(fname):
-            return None  # a public function or method another module may call with that argument
+        if (owner.is_class or owner.parent is None) and not fname.startswith("_") and (
+                self._named_elsewhere(fname) or owner.is_class and not self._own_bases(owner.node)):  # type: ignore
+            return None  # a public function or method another module (or a base's framework) may call so
         calls = []
         for read in reads:
             call = self.index.parents.get(id(read))
@@ -495,6 +499,19 @@ class Constants:
                       and parent.args and parent.args[0] is read):
                 return None
         return 1, calls
+
+    def _own_bases(self, cls: ast.ClassDef, depth: int = 0) -> bool:
+        """The class derives from `object` alone, or from classes of this module bound once that do: no
+        base of another library (a Layer, a framework's Module) calls its methods for it."""
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and base.id == "object":
+                continue
+            found = _resolve(self.index, base.id, self.index.module) if isinstance(base, ast.Name) else None
+            bindings = found.bindings[base.id] if found is not None else []  # type: ignore[attr-defined]
+            if depth > _MAX_DEPTH or len(bindings) != 1 or not isinstance(bindings[0].stmt, ast.ClassDef) \
+                    or not self._own_bases(bindings[0].stmt, depth + 1):
+                return False
+        return not cls.keywords
 
     def _bound_receiver(self, call: ast.Call) -> bool:
         """The call is a plain call or a class's, or a method's through `self` or `super(...)`: it gives the

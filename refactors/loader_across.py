@@ -484,6 +484,8 @@ def text_naming(path: str, name: str) -> Optional[str]:
             data = fh.read()
     except OSError:
         return None
+    if name.encode("utf-8") not in data:  # the cheap test first: most files of a tree do not say it at all
+        return None
     return hashlib.sha256(data).hexdigest() if _says(data.decode("utf-8", "replace"), name) else None
 
 

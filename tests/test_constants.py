@@ -155,6 +155,8 @@ ACROSS = [
                  id="public-function-no-other-module-names"),
     pytest.param({"main.py": "class Net:\n    def __init__(self, act=None):\n        probe(act)\nNet(act='relu')\n"},
                  "relu", id="public-class-constructed-here-only"),
+    pytest.param({"main.py": "class Base(object):\n    pass\nclass Net(Base):\n    def build(self, act='relu'):\n"
+                             "        probe(act)\n"}, "relu", id="public-method-of-a-class-on-object"),
 ]
 ACROSS_UNKNOWN = [
     pytest.param({**DESC, "main.py": "from desc import *\nprobe(dropout_seed)\n", "train.py": "import desc\ndesc.dropout_seed = 1\n"},
@@ -176,6 +178,8 @@ ACROSS_UNKNOWN = [
                  id="public-function-another-module-calls"),
     pytest.param({"main.py": "class Net:\n    def __init__(self, act=None):\n        probe(act)\nNet(act='relu')\n",
                   "train.py": "import main\nmain.Net(act='tanh')\n"}, id="public-class-another-module-constructs"),
+    pytest.param({"main.py": "import paddlehub as hub\nclass Net(hub.Module):\n    def context(self, trainable=True):\n"
+                             "        probe(trainable)\n"}, id="public-method-a-framework-base-may-call"),
 ]
 
 
