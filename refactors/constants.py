@@ -328,7 +328,7 @@ class Constants:
         self._others = others
         self._path = path  # None: the module being upgraded (the TreeIndex's origin)
         self._modules: Dict[str, Optional[Constants]] = {} if modules is None else modules  # path -> its constants
-        self._said: Dict[Tuple[str, str], bool] = {}  # memo of `_said_elsewhere`
+        self._said: Dict[Tuple[str, str], bool] = {}  # memo of `_patched`
 
     def scope_at(self, line: int, col: int) -> "_Scope":
         """The innermost scope whose code holds the position (1-based line, 0-based byte column)."""
