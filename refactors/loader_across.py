@@ -489,14 +489,16 @@ def text_naming(path: str, name: str) -> Optional[str]:
     return hashlib.sha256(data).hexdigest() if _says(data.decode("utf-8", "replace"), name) else None
 
 
-def named_elsewhere(index: TreeIndex, name: str) -> bool:
+def named_elsewhere(index: TreeIndex, name: str,
+                    own: Optional[Callable[[Optional[ast.Module], str], bool]] = None) -> bool:
     """Whether another module of the tree around `index.origin` (where its imports look, `modules`) says
-    `name` as a word, other than as a function of its own; each one read is recorded for the content cache."""
+    `name` as a word, other than as something of its own (`own(module, name)`; by default a function of its
+    own); each one read is recorded for the content cache."""
     for path in modules(index.origin):
         found = text_naming(path, name)
         if found is not None:
             index.reads[path] = found
-            if not _own_function(parsed(path), name):
+            if not (own or _own_function)(parsed(path), name):
                 return True
     return False
 

@@ -9,7 +9,8 @@ the function's name is parsed first (`Context.reads`).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple, Union
+import ast
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -43,10 +44,11 @@ def calls_of(ctx: Context, function: cst.FunctionDef) -> Optional[List[Tuple[cst
     return found
 
 
-def named_elsewhere(ctx: Context, name: str) -> bool:
-    """Whether another module of the tree around the file says `name` (`loader_across.named_elsewhere`)."""
+def named_elsewhere(ctx: Context, name: str, own: Optional[Callable[[Optional[ast.Module], str], bool]] = None) -> bool:
+    """Whether another module of the tree around the file says `name` (`loader_across.named_elsewhere`; `own`:
+    what counts as its own use of the name)."""
     index = ctx.other_modules
-    return index is not None and loader_across.named_elsewhere(index, name)  # no path: a text alone
+    return index is not None and loader_across.named_elsewhere(index, name, own)  # no path: a text alone
 
 
 def passed(function: cst.FunctionDef, call: cst.Call, param: str) -> Optional[Passed]:

@@ -180,10 +180,17 @@ def activation(ctx: Context, site: Site, act: Optional[cst.BaseExpression]) -> C
     """
     if act is None or (is_literal(ctx, act) and literal(act, ctx) is None):
         return lambda inner: inner
-    if not (is_literal(ctx, act) and isinstance(literal(act, ctx), str)):
-        raise NeedsReview(f"`act={ctx.code(act).strip()}` is not a literal; apply the activation to the output "
-                          f"by hand")
-    op = literal(act, ctx)
+    if not is_literal(ctx, act):
+        from refactors.transformers import act_values  # it imports this module
+
+        return act_values.activation(ctx, site, act, lambda op: _activation(ctx, site, op))
+    if not isinstance(literal(act, ctx), str):
+        raise NeedsReview(f"`act={ctx.code(act).strip()}` is not an activation name; apply the activation to "
+                          f"the output by hand")
+    return _activation(ctx, site, literal(act, ctx))
+
+
+def _activation(ctx: Context, site: Site, op: str) -> Callable[[cst.BaseExpression], cst.BaseExpression]:
     entry = ctx.table.lookup(ACTIVATIONS + op)
     if entry is None or entry.update_to is None or entry.transformer is not None or not entry.args_list:
         raise NeedsReview(f"`act='{op}'`: no 2.x activation known for it; apply it to the output by hand")

@@ -1,0 +1,271 @@
+"""Every value a name can hold where it is read, when the file shows them all: a small set, not one value.
+
+`fluid.layers.affine_channel(..., act=act)` in `def _conv_norm(self, ..., act=None)`, which the file calls
+with `act='relu'`, `act=None` and `act=act` from `for i, (c, k, s, act, g, _name) in enumerate(conv_def)`
+over list displays: `act` is 'relu' or None. refactors.constants tells a name fixed to one value; this
+module takes the union over everything that can bind it, and says which part leaves the set open:
+
+- A name of a function's own scope (not `global`/`nonlocal`): each of its bindings gives values, and the
+  name holds one of them at any read (or is unbound, an error either way). A binding is `name = <value>`,
+  a `for` target (over a list or tuple display, a name whose every binding is one and which is only
+  iterated, or `enumerate` of those), or the function's parameter. Any other binding leaves it open.
+- A parameter has its default where a call passes nothing, and what each call passes, read in the
+  caller: so every call must be in sight, by refactors.constants' rule (only ever called by name in the
+  file, never passed around, not decorated, not `forward` or a method Python calls for you; nested, or
+  `_private`) or, for a public function, no other module of the tree naming it (callers.named_elsewhere).
+  A method is called through an instance (`self._conv_norm(...)`): its `self` is not in the arguments;
+  one called through a class of the file (`ResNet._conv_norm(self, ...)`) leaves it open.
+- A value is what refactors.constants evaluates (a literal, a name bound once to one), or a choice
+  `A if c else B` of two such.
+
+Reads CPython's parse of the whole file (refactors.constants' index of it).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional, Tuple
+
+import libcst as cst
+
+from refactors import constants
+from refactors.engine import Context, NeedsReview, Site
+from refactors.transformers.callers import named_elsewhere
+
+_MAX_DEPTH = 6  # calls followed back from a parameter to the argument that sets it
+_IMPLICIT = {"forward", "__call__", "__init__", "__new__"}
+_OPEN_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+                ast.DictComp, ast.GeneratorExp)
+_MISSING = object()
+
+
+class _Open(Exception):
+    """The set is not closed; the message says what opens it."""
+
+
+def values_at(ctx: Context, site: Site, node: cst.BaseExpression) -> Tuple[Any, ...]:
+    """Every value `node`, read at the call `site`, can have, in the order the file first shows them;
+    NeedsReview saying what leaves the set open."""
+    expr = constants.parse_expression(ctx.code(node))
+    known = ctx.memo.get("constants")
+    if known is None:
+        known = ctx.memo["constants"] = (constants.of_file(ctx.python_tree()), ctx.source.split("\n"))
+    table, lines = known  # type: ignore[misc]
+    if expr is None or table is None or not 0 < site.line <= len(lines):
+        raise NeedsReview(f"`{ctx.code(node).strip()}` cannot be read")
+    at = (site.line, len(lines[site.line - 1][:site.col - 1].encode("utf-8")))
+    try:
+        found = _Values(ctx, table).expression(expr, table.scope_at(*at), at, 0)
+    except _Open as why:
+        raise NeedsReview(str(why)) from None
+    return tuple(dict.fromkeys(found))
+
+
+class _Values:
+    def __init__(self, ctx: Context, table: constants.Constants) -> None:
+        self.ctx, self.table, self.index = ctx, table, table.index
+
+    def expression(self, expr: ast.expr, scope, at: Tuple[int, int], depth: int) -> List[Any]:
+        value = self.table.evaluate(expr, scope, at)
+        if constants.known(value) and _hashable(value):
+            return [value]
+        if isinstance(expr, ast.IfExp):
+            return self.expression(expr.body, scope, at, depth) + self.expression(expr.orelse, scope, at, depth)
+        if isinstance(expr, ast.Name):
+            return self.name(expr.id, scope, depth)
+        raise _Open(f"`{ast.unparse(expr)}` is not a value the file shows")
+
+    def name(self, name: str, scope, depth: int) -> List[Any]:
+        found = _resolve(name, scope)
+        if found is None or name in self.index.redirected or not isinstance(found.node, (ast.FunctionDef,
+                                                                                         ast.AsyncFunctionDef)):
+            raise _Open(f"`{name}` is not a name of the function's own")
+        bindings = found.bindings[name]
+        loops = _loops(found.node, name)
+        if sum(b.kind == "other" for b in bindings) != sum(_count(loop.target, name) for loop in loops):
+            raise _Open(f"`{name}` is bound in a way other than `=`, a `for` or as a parameter")
+        values: List[Any] = []
+        for binding in bindings:
+            if binding.kind == "param":
+                values += self.parameter(name, binding, found, depth)
+            elif binding.kind == "assign":
+                stmt = binding.stmt
+                values += self.expression(binding.value, found, (stmt.lineno, stmt.col_offset), depth)
+        for loop in loops:
+            values += self.loop(loop, name, found, depth)
+        return values
+
+    # -- `for` targets ------------------------------------------------------------------------------------
+    def loop(self, loop: ast.For, name: str, scope, depth: int) -> List[Any]:
+        target, iterable = loop.target, loop.iter
+        if _is_enumerate(iterable) and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+            if _count(target.elts[0], name):
+                raise _Open(f"`{name}` counts the items")
+            target, iterable = target.elts[1], iterable.args[0]  # type: ignore[attr-defined]
+        values: List[Any] = []
+        for element in self.elements(iterable, scope):
+            values += self.match(target, element, name, scope, depth)
+        return values
+
+    def elements(self, iterable: ast.expr, scope) -> List[ast.expr]:
+        if isinstance(iterable, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in iterable.elts):
+            return list(iterable.elts)
+        if isinstance(iterable, ast.Name):
+            found = _resolve(iterable.id, scope)
+            if found is not None and iterable.id not in self.index.redirected \
+                    and isinstance(found.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and all(b.kind == "assign" for b in found.bindings[iterable.id]) \
+                    and all(self._only_iterated(read) for read in _reads(found.node, iterable.id)):
+                return [e for b in found.bindings[iterable.id] for e in self.elements(b.value, found)]
+        raise _Open(f"`{ast.unparse(iterable)}` is not a list the file shows, or is changed")
+
+    def _only_iterated(self, read: ast.Name) -> bool:
+        parent = self.index.parents.get(id(read))
+        if isinstance(parent, ast.Call) and _is_enumerate(parent):
+            read, parent = parent, self.index.parents.get(id(parent))  # type: ignore[assignment]
+        elif isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+            return True
+        return isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is read
+
+    def match(self, target: ast.expr, element: ast.expr, name: str, scope, depth: int) -> List[Any]:
+        if not _count(target, name):
+            return []
+        if isinstance(target, ast.Name):
+            return self.expression(element, scope, (element.lineno, element.col_offset), depth)
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(element, (ast.Tuple, ast.List)) \
+                and len(target.elts) == len(element.elts) \
+                and not any(isinstance(e, ast.Starred) for e in (*target.elts, *element.elts)):
+            return [v for t, e in zip(target.elts, element.elts) for v in self.match(t, e, name, scope, depth)]
+        raise _Open(f"`{name}` is unpacked from `{ast.unparse(element)}`")
+
+    # -- parameters -----------------------------------------------------------------------------------
+    def parameter(self, name: str, binding, scope, depth: int) -> List[Any]:
+        function = binding.stmt
+        if depth >= _MAX_DEPTH:
+            raise _Open(f"`{name}` comes through too many calls")
+        fname = function.name
+        owner = scope.parent
+        method = owner.is_class
+        if function.decorator_list or fname in _IMPLICIT or fname.startswith("__"):
+            raise _Open(f"`{fname}` may be called where the file does not show")
+        self.closed(fname, owner)
+        values: List[Any] = []
+        calls = self.calls(fname, method)
+        for call in calls:
+            passed = _passed(call, name, binding.index - (1 if method else 0))
+            if passed is _MISSING:
+                if binding.value is None:
+                    raise _Open(f"a call of `{fname}` passes no `{name}`")
+                values += self.expression(binding.value, owner, (function.lineno, function.col_offset), depth + 1)
+            else:
+                at = (call.lineno, call.col_offset)
+                values += self.expression(passed, self.table.scope_at(*at), at, depth + 1)  # type: ignore[arg-type]
+        if not calls:
+            raise _Open(f"the file does not call `{fname}`")
+        return values
+
+    def closed(self, fname: str, owner) -> None:
+        """No call of the function can be out of sight (the module docstring)."""
+        if isinstance(owner.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return  # nested: only its own function can call it
+        if named_elsewhere(self.ctx, fname, _own_method if owner.is_class else None):  # type: ignore[arg-type]
+            raise _Open(f"another module names `{fname}` and may call it with other values")
+        if not fname.startswith("_") and self.ctx.other_modules is None:
+            raise _Open(f"`{fname}` is public, and other modules may call it with other values")
+
+    def calls(self, fname: str, method: bool) -> List[ast.Call]:
+        """Every call of the function in the file."""
+        if any(isinstance(n, ast.Constant) and n.value == fname for n in ast.walk(self.index.module.node)):
+            raise _Open(f"the file names `{fname}` in a string (getattr)")
+        reads: List[ast.expr] = list(self.index.names.get(fname, ()))
+        if method:
+            if reads:
+                raise _Open(f"`{fname}` is used bare somewhere, so what it is cannot be told")
+            reads = list(self.index.attributes.get(fname, ()))
+        classes = {n.name for n in ast.walk(self.index.module.node) if isinstance(n, ast.ClassDef)}
+        found = []
+        for read in reads:
+            call = self.index.parents.get(id(read))
+            if not (isinstance(call, ast.Call) and call.func is read):
+                raise _Open(f"`{fname}` is passed around, so where it is called cannot be told")
+            if method and isinstance(read.value, ast.Name) and read.value.id in classes:  # type: ignore[attr-defined]
+                raise _Open(f"`{fname}` is called through its class")
+            found.append(call)
+        return found
+
+
+def _own_method(module: Optional[ast.Module], name: str) -> bool:
+    """The module says `name` only of methods of its own: only as `<x>.name` in classes of it that define
+    `name` (where `self.name` finds their own method, or an override, never one of another module), and
+    in no other name, attribute, import or string."""
+    if module is None:
+        return False
+    own = set()
+    for cls in ast.walk(module):
+        if isinstance(cls, ast.ClassDef) and any(
+                isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name for s in cls.body):
+            own.update(id(n) for n in ast.walk(cls) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name))
+    for node in ast.walk(module):
+        if isinstance(node, ast.Attribute) and node.attr == name and id(node) not in own \
+                or isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Constant) and node.value == name:
+            return False
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                alias.name == "*" or name in alias.name.split(".") or alias.asname == name for alias in node.names):
+            return False
+    return True
+
+
+def _passed(call: ast.Call, name: str, index: int) -> Any:
+    """What `call` passes for the parameter (its position among the call's arguments: `index`, -1 for
+    keyword-only); _MISSING when nothing."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        raise _Open(f"a call passes `*args` or `**kwargs`, so what it gives `{name}` cannot be told")
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if 0 <= index < len(call.args):
+        return call.args[index]
+    return _MISSING
+
+
+def _resolve(name: str, scope):
+    current = scope
+    while current is not None:
+        if (current is scope or not current.is_class) and name in current.bindings:
+            return current
+        current = current.parent
+    return None
+
+
+def _own_nodes(function: ast.AST):
+    """The nodes of a function's own scope (not of the functions, classes and comprehensions in it)."""
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _OPEN_SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _loops(function: ast.AST, name: str) -> List[ast.For]:
+    return [n for n in _own_nodes(function) if isinstance(n, (ast.For, ast.AsyncFor)) and _count(n.target, name)]
+
+
+def _reads(function: ast.AST, name: str) -> List[ast.Name]:
+    return [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+
+
+def _count(target: ast.AST, name: str) -> int:
+    return sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+
+
+def _is_enumerate(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "enumerate" \
+        and len(node.args) == 1 and not node.keywords
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
