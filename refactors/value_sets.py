@@ -14,7 +14,10 @@ module takes the union over everything that can bind it, and says which part lea
   file, never passed around, not decorated, not `forward` or a method Python calls for you; nested, or
   `_private`) or, for a public function, no other module of the tree naming it (callers.named_elsewhere).
   A method is called through an instance (`self._conv_norm(...)`): its `self` is not in the arguments;
-  one called through a class of the file (`ResNet._conv_norm(self, ...)`) leaves it open.
+  one called through a class of the file (`ResNet._conv_norm(self, ...)`) leaves it open. Another module
+  that says the method's name only as `self.<name>` in classes of its own defining it calls its own.
+  `__init__`'s calls are those of its class (`ConvPool(4, act='relu')`), which must not be subclassed
+  (a subclass may pass anything through `super().__init__`); `super(ConvPool, self)` is no call of it.
 - A value is what refactors.constants evaluates (a literal, a name bound once to one), or a choice
   `A if c else B` of two such.
 
@@ -58,6 +61,15 @@ def values_at(ctx: Context, site: Site, node: cst.BaseExpression) -> Tuple[Any, 
     except _Open as why:
         raise NeedsReview(str(why)) from None
     return tuple(dict.fromkeys(found))
+
+
+def the_value(ctx: Context, site: Site, node: cst.BaseExpression) -> Any:
+    """The one value `node`, read at the call `site`, can have; NeedsReview when it may have several, or
+    the file does not show them all."""
+    values = values_at(ctx, site, node)
+    if len(values) != 1:
+        raise NeedsReview(f"`{ctx.code(node).strip()}` is one of {', '.join(map(repr, values))}")
+    return values[0]
 
 
 class _Values:
@@ -142,25 +154,31 @@ class _Values:
         function = binding.stmt
         if depth >= _MAX_DEPTH:
             raise _Open(f"`{name}` comes through too many calls")
-        fname = function.name
-        owner = scope.parent
-        method = owner.is_class
-        if function.decorator_list or fname in _IMPLICIT or fname.startswith("__"):
+        fname, owner = function.name, scope.parent
+        callee, method, offset = fname, owner.is_class, 1 if owner.is_class else 0
+        if method and fname == "__init__" and not function.decorator_list:
+            cls = owner.node  # called as the class: `Net(...)` passes what follows `self`
+            if cls.decorator_list or cls.keywords:
+                raise _Open(f"class `{cls.name}` is decorated or made by a metaclass")
+            callee, method = cls.name, False
+            self.closed(callee, owner.parent)
+        elif function.decorator_list or fname in _IMPLICIT or fname.startswith("__"):
             raise _Open(f"`{fname}` may be called where the file does not show")
-        self.closed(fname, owner)
+        else:
+            self.closed(fname, owner)
         values: List[Any] = []
-        calls = self.calls(fname, method)
+        calls = self.calls(callee, method)
         for call in calls:
-            passed = _passed(call, name, binding.index - (1 if method else 0))
+            passed = _passed(call, name, binding.index - offset)
             if passed is _MISSING:
                 if binding.value is None:
-                    raise _Open(f"a call of `{fname}` passes no `{name}`")
+                    raise _Open(f"a call of `{callee}` passes no `{name}`")
                 values += self.expression(binding.value, owner, (function.lineno, function.col_offset), depth + 1)
             else:
                 at = (call.lineno, call.col_offset)
                 values += self.expression(passed, self.table.scope_at(*at), at, depth + 1)  # type: ignore[arg-type]
         if not calls:
-            raise _Open(f"the file does not call `{fname}`")
+            raise _Open(f"the file does not call `{callee}`")
         return values
 
     def closed(self, fname: str, owner) -> None:
@@ -185,12 +203,21 @@ class _Values:
         found = []
         for read in reads:
             call = self.index.parents.get(id(read))
+            if _names_super(call, read):
+                continue  # `super(Net, self)`: the base class's methods, not this one
+            if isinstance(call, ast.ClassDef):
+                raise _Open(f"`{fname}` is subclassed, and a subclass may pass other values")
             if not (isinstance(call, ast.Call) and call.func is read):
                 raise _Open(f"`{fname}` is passed around, so where it is called cannot be told")
             if method and isinstance(read.value, ast.Name) and read.value.id in classes:  # type: ignore[attr-defined]
                 raise _Open(f"`{fname}` is called through its class")
             found.append(call)
         return found
+
+
+def _names_super(call: Optional[ast.AST], read: ast.AST) -> bool:
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "super" \
+        and bool(call.args) and call.args[0] is read
 
 
 def _own_method(module: Optional[ast.Module], name: str) -> bool:

@@ -4,7 +4,8 @@ default.
 2.x has one function (layer) per kind, and its stride defaults to the kernel size, so the 1.8 stride is
 always written out (`stride=1` when 1.8 left it out; `layers/nn.py:3217`, `dygraph/nn.py:802`).
 `global_pooling=True` ignores size, stride and padding in 1.8 and becomes adaptive pooling to 1x1.
-The kind (`pool_type`) and `global_pooling` must be literals: they choose the 2.x function.
+The kind (`pool_type`) and `global_pooling` must be literals, or names always holding one value
+(refactors.value_sets): they choose the 2.x function.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Dict, List
 
 import libcst as cst
 
-from refactors import call_args
+from refactors import call_args, value_sets
 from refactors.engine import Context, NeedsReview, Site
 from refactors.transformers import emit, register
 
@@ -46,16 +47,28 @@ _LAYERS = {"max": "paddle.nn.MaxPool2D", "avg": "paddle.nn.AvgPool2D",
 _NO_EFFECT = {"use_cudnn"}
 
 
-def _kind(ctx: Context, node: cst.Call) -> str:
-    pool_type = emit.value_of(ctx, node, "pool_type", "max")
+def _given(ctx: Context, site: Site, node: cst.Call, arg: str, default: object) -> object:
+    """The value of `arg`: a literal, or a name always holding one value (refactors.value_sets)."""
+    given = call_args.get(node, arg)
+    if given is None or emit.is_literal(ctx, given.value):
+        return emit.value_of(ctx, node, arg, default)
+    try:
+        return value_sets.the_value(ctx, site, given.value)
+    except NeedsReview as why:
+        raise NeedsReview(f"`{arg}={ctx.code(given.value).strip()}` is not a literal ({why}), and the 2.x form "
+                          f"depends on its value") from None
+
+
+def _kind(ctx: Context, site: Site, node: cst.Call) -> str:
+    pool_type = _given(ctx, site, node, "pool_type", "max")
     if pool_type not in ("max", "avg"):
         raise NeedsReview(f"pool_type={pool_type!r} is not 'max' or 'avg'")
-    if emit.value_of(ctx, node, "global_pooling", False) is True:
-        return "adaptive_" + pool_type
+    if _given(ctx, site, node, "global_pooling", False) is True:
+        return "adaptive_" + pool_type  # type: ignore[operator]
     size = call_args.get(node, "pool_size")
     if size is None or (emit.is_literal(ctx, size.value) and emit.value_of(ctx, node, "pool_size") == -1):
         raise NeedsReview("pool_size is required unless global_pooling=True (1.8 raises without it)")
-    return pool_type
+    return pool_type  # type: ignore[return-value]
 
 
 def _arguments(ctx: Context, node: cst.Call, kind: str, layout: str = "NCHW") -> List[cst.Arg]:
@@ -82,7 +95,7 @@ def _arguments(ctx: Context, node: cst.Call, kind: str, layout: str = "NCHW") ->
 
 
 def _rewrite(ctx: Context, site: Site, node: cst.Call, targets: Dict[str, str]) -> cst.BaseExpression:
-    kind = _kind(ctx, node)
+    kind = _kind(ctx, site, node)
     new = call_args.with_args(node, _arguments(ctx, node, kind, "NCDHW" if targets is _FUNCTIONS_3D else "NCHW"))
     if "x" not in emit.keyword_names(new) and targets is not _LAYERS:
         raise NeedsReview("`input` is missing")
@@ -94,7 +107,7 @@ def _rewrite(ctx: Context, site: Site, node: cst.Call, targets: Dict[str, str]) 
 def function_call(ctx: Context, site: Site, node: cst.Call) -> cst.Call:
     """The 2.x pooling function for a 1.8 `pool2d` call written with 1.8 keywords (no table entry applied):
     for a composite that pools, such as `nets.simple_img_conv_pool`."""
-    kind = _kind(ctx, node)
+    kind = _kind(ctx, site, node)
     return call_args.with_args(node, _arguments(ctx, node, kind)).with_changes(
         func=emit.name(ctx, site, _FUNCTIONS[kind]))
 
