@@ -131,12 +131,22 @@ class _Values:
         raise _Open(f"`{ast.unparse(iterable)}` is not a list the file shows, or is changed")
 
     def _only_iterated(self, read: ast.Name) -> bool:
+        """Whether this read of a list leaves it and its items as they are: `len` of it, or a loop over it
+        (or `enumerate` of it) that unpacks each item into names, so no name holds an item to change."""
         parent = self.index.parents.get(id(read))
-        if isinstance(parent, ast.Call) and _is_enumerate(parent):
-            read, parent = parent, self.index.parents.get(id(parent))  # type: ignore[assignment]
-        elif isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
             return True
-        return isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is read
+        counted = isinstance(parent, ast.Call) and _is_enumerate(parent)
+        if counted:
+            read, parent = parent, self.index.parents.get(id(parent))  # type: ignore[assignment]
+        if not (isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is read):
+            return False
+        target = parent.target
+        if counted:
+            if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2):
+                return False
+            target = target.elts[1]
+        return isinstance(target, (ast.Tuple, ast.List)) and _unpacked(target)
 
     def match(self, target: ast.expr, element: ast.expr, name: str, scope, depth: int) -> List[Any]:
         if not _count(target, name):
@@ -283,6 +293,13 @@ def _reads(function: ast.AST, name: str) -> List[ast.Name]:
 
 def _count(target: ast.AST, name: str) -> int:
     return sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+
+
+def _unpacked(target: ast.AST) -> bool:
+    """A target of names only, unpacked (`c, (k, act)`): each name takes an item of an item."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_unpacked(e) for e in target.elts)
+    return isinstance(target, ast.Name)
 
 
 def _is_enumerate(node: ast.AST) -> bool:
