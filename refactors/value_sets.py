@@ -48,16 +48,17 @@ class _Open(Exception):
 def values_at(ctx: Context, site: Site, node: cst.BaseExpression) -> Tuple[Any, ...]:
     """Every value `node`, read at the call `site`, can have, in the order the file first shows them;
     NeedsReview saying what leaves the set open."""
-    expr = constants.parse_expression(ctx.code(node))
+    shown = ctx.code(node).strip()
+    expr = constants.parse_expression(shown)
     known = ctx.memo.get("constants")
     if known is None:
         known = ctx.memo["constants"] = (constants.of_file(ctx.python_tree()), ctx.source.split("\n"))
     table, lines = known  # type: ignore[misc]
     if expr is None or table is None or not 0 < site.line <= len(lines):
-        raise NeedsReview(f"`{ctx.code(node).strip()}` cannot be read")
+        raise NeedsReview(f"`{shown}` cannot be read")
     at = (site.line, len(lines[site.line - 1][:site.col - 1].encode("utf-8")))
     try:
-        found = _Values(ctx, table).expression(expr, table.scope_at(*at), at, 0)
+        found = _Values(ctx, table, expr, shown).expression(expr, table.scope_at(*at), at, 0)
     except _Open as why:
         raise NeedsReview(str(why)) from None
     return tuple(dict.fromkeys(found))
@@ -73,8 +74,21 @@ def the_value(ctx: Context, site: Site, node: cst.BaseExpression) -> Any:
 
 
 class _Values:
-    def __init__(self, ctx: Context, table: constants.Constants) -> None:
+    def __init__(self, ctx: Context, table: constants.Constants, read: ast.expr, shown: str) -> None:
         self.ctx, self.table, self.index = ctx, table, table.index
+        self.read = {id(n) for n in ast.walk(read)}  # the expression at the site, parsed from `shown`
+        self.shown = shown
+        found = ctx.memo.get("value sets: strings, classes")
+        if found is None:
+            nodes = list(ast.walk(self.index.module.node))
+            found = ctx.memo["value sets: strings, classes"] = (
+                {n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)},
+                {n.name for n in nodes if isinstance(n, ast.ClassDef)})
+        self.strings, self.classes = found  # type: ignore[misc]
+
+    def text(self, node: ast.AST) -> str:
+        source = self.shown if id(node) in self.read else self.ctx.source
+        return (ast.get_source_segment(source, node) or "it").strip()
 
     def expression(self, expr: ast.expr, scope, at: Tuple[int, int], depth: int) -> List[Any]:
         value = self.table.evaluate(expr, scope, at)
@@ -84,7 +98,7 @@ class _Values:
             return self.expression(expr.body, scope, at, depth) + self.expression(expr.orelse, scope, at, depth)
         if isinstance(expr, ast.Name):
             return self.name(expr.id, scope, depth)
-        raise _Open(f"`{ast.unparse(expr)}` is not a value the file shows")
+        raise _Open(f"`{self.text(expr)}` is not a value the file shows")
 
     def name(self, name: str, scope, depth: int) -> List[Any]:
         found = _resolve(name, scope)
@@ -128,7 +142,7 @@ class _Values:
                     and all(b.kind == "assign" for b in found.bindings[iterable.id]) \
                     and all(self._only_iterated(read) for read in _reads(found.node, iterable.id)):
                 return [e for b in found.bindings[iterable.id] for e in self.elements(b.value, found)]
-        raise _Open(f"`{ast.unparse(iterable)}` is not a list the file shows, or is changed")
+        raise _Open(f"`{self.text(iterable)}` is not a list the file shows, or is changed")
 
     def _only_iterated(self, read: ast.Name) -> bool:
         """Whether this read of a list leaves it and its items as they are: `len` of it, or a loop over it
@@ -157,11 +171,13 @@ class _Values:
                 and len(target.elts) == len(element.elts) \
                 and not any(isinstance(e, ast.Starred) for e in (*target.elts, *element.elts)):
             return [v for t, e in zip(target.elts, element.elts) for v in self.match(t, e, name, scope, depth)]
-        raise _Open(f"`{name}` is unpacked from `{ast.unparse(element)}`")
+        raise _Open(f"`{name}` is unpacked from `{self.text(element)}`")
 
     # -- parameters -----------------------------------------------------------------------------------
     def parameter(self, name: str, binding, scope, depth: int) -> List[Any]:
         function = binding.stmt
+        if isinstance(function, ast.Lambda):
+            raise _Open(f"`{name}` is a parameter of a lambda")
         if depth >= _MAX_DEPTH:
             raise _Open(f"`{name}` comes through too many calls")
         fname, owner = function.name, scope.parent
@@ -202,14 +218,13 @@ class _Values:
 
     def calls(self, fname: str, method: bool) -> List[ast.Call]:
         """Every call of the function in the file."""
-        if any(isinstance(n, ast.Constant) and n.value == fname for n in ast.walk(self.index.module.node)):
+        if fname in self.strings:
             raise _Open(f"the file names `{fname}` in a string (getattr)")
         reads: List[ast.expr] = list(self.index.names.get(fname, ()))
         if method:
             if reads:
                 raise _Open(f"`{fname}` is used bare somewhere, so what it is cannot be told")
             reads = list(self.index.attributes.get(fname, ()))
-        classes = {n.name for n in ast.walk(self.index.module.node) if isinstance(n, ast.ClassDef)}
         found = []
         for read in reads:
             call = self.index.parents.get(id(read))
@@ -219,7 +234,7 @@ class _Values:
                 raise _Open(f"`{fname}` is subclassed, and a subclass may pass other values")
             if not (isinstance(call, ast.Call) and call.func is read):
                 raise _Open(f"`{fname}` is passed around, so where it is called cannot be told")
-            if method and isinstance(read.value, ast.Name) and read.value.id in classes:  # type: ignore[attr-defined]
+            if method and isinstance(read.value, ast.Name) and read.value.id in self.classes:  # type: ignore[attr-defined]
                 raise _Open(f"`{fname}` is called through its class")
             found.append(call)
         return found
