@@ -26,7 +26,7 @@ Reads CPython's parse of the whole file (refactors.constants' index of it).
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -78,6 +78,7 @@ class _Values:
         self.ctx, self.table, self.index = ctx, table, table.index
         self.read = {id(n) for n in ast.walk(read)}  # the expression at the site, parsed from `shown`
         self.shown = shown
+        self.parameters: Dict[int, Union[List[Any], _Open]] = {}  # id(binding) -> its values, or why not
         found = ctx.memo.get("value sets: strings, classes")
         if found is None:
             nodes = list(ast.walk(self.index.module.node))
@@ -175,6 +176,18 @@ class _Values:
 
     # -- parameters -----------------------------------------------------------------------------------
     def parameter(self, name: str, binding, scope, depth: int) -> List[Any]:
+        """Each parameter once per question (a parameter passed on through many calls of many functions)."""
+        found = self.parameters.get(id(binding))
+        if found is None:
+            try:
+                found = self.parameters[id(binding)] = self._parameter(name, binding, scope, depth)
+            except _Open as why:
+                found = self.parameters[id(binding)] = why
+        if isinstance(found, _Open):
+            raise found
+        return found
+
+    def _parameter(self, name: str, binding, scope, depth: int) -> List[Any]:
         function = binding.stmt
         if isinstance(function, ast.Lambda):
             raise _Open(f"`{name}` is a parameter of a lambda")
