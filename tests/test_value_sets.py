@@ -1,0 +1,74 @@
+"""refactors/value_sets.py across modules: a method's values are closed only while no other module of the
+tree may call it (a subclass elsewhere calling the inherited method may pass anything), and a module
+that says the name only of a method of its own class calls its own."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import refactors
+
+BACKBONE = '''
+    import paddle.fluid as fluid
+
+
+    class ResNet(object):
+        def _conv_norm(self, conv, scale, bias, act=None):
+            out = fluid.layers.affine_channel(x=conv, scale=scale, bias=bias, act=act)
+            return out
+
+        def net(self, conv, scale, bias):
+            return self._conv_norm(self._conv_norm(conv, scale, bias, act='relu'), scale, bias)
+'''
+
+OTHERS = {
+    "own_method": ('''
+        class DarkNet(object):
+            def _conv_norm(self, x, act='leaky_relu'):
+                return x
+
+            def net(self, x):
+                return self._conv_norm(x, act='swish')
+    ''', True),
+    "subclass_calls_it": ('''
+        from resnet import ResNet
+
+
+        class Res2Net(ResNet):
+            def block(self, conv, scale, bias):
+                return self._conv_norm(conv, scale, bias, act='swish')
+    ''', False),
+    "inherits_without_override": ('''
+        class Mixin(object):
+            def block(self, conv):
+                return self._conv_norm(conv, act='swish')
+    ''', False),
+    "names_it_in_a_string": ('''
+        def build(model):
+            return getattr(model, '_conv_norm')
+    ''', False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OTHERS), ids=sorted(OTHERS))
+def test_another_module_naming_the_method(case: str, tmp_path: Path) -> None:
+    other, converted = OTHERS[case]
+    (tmp_path / "resnet.py").write_text(textwrap.dedent(BACKBONE), encoding="utf-8")
+    (tmp_path / "other.py").write_text(textwrap.dedent(other), encoding="utf-8")
+    path = tmp_path / "resnet.py"
+    result = refactors.upgrade_code(path.read_text(encoding="utf-8"), origin=str(path))
+    left = [f.message for f in result.findings if not f.fixed]
+    if converted:
+        assert not left
+        assert 'out = paddle.nn.functional.relu(out) if act == "relu" else out' in result.code
+    else:
+        assert left == ["paddle.fluid.layers.affine_channel: `act=act` is not a literal (another module names "
+                        "`_conv_norm` and may call it with other values); apply the activation to the output by hand"]
+
+
+def test_alone_a_private_method_is_closed() -> None:
+    result = refactors.upgrade_code(textwrap.dedent(BACKBONE))
+    assert not [f for f in result.findings if not f.fixed]
+    assert 'if act == "relu" else out' in result.code
