@@ -26,7 +26,7 @@ Reads CPython's parse of the whole file (refactors.constants' index of it).
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -79,6 +79,7 @@ class _Values:
         self.read = {id(n) for n in ast.walk(read)}  # the expression at the site, parsed from `shown`
         self.shown = shown
         self.parameters: Dict[int, Union[List[Any], _Open]] = {}  # id(binding) -> its values, or why not
+        self.busy: Set[Tuple[int, str]] = set()  # (scope, name) whose values are being found
         found = ctx.memo.get("value sets: strings, classes")
         if found is None:
             nodes = list(ast.walk(self.index.module.node))
@@ -106,6 +107,16 @@ class _Values:
         if found is None or name in self.index.redirected or not isinstance(found.node, (ast.FunctionDef,
                                                                                          ast.AsyncFunctionDef)):
             raise _Open(f"`{name}` is not a name of the function's own")
+        key = (id(found), name)
+        if key in self.busy:
+            raise _Open(f"`{name}` is bound to a value made from itself")
+        self.busy.add(key)
+        try:
+            return self._bound(name, found, depth)
+        finally:
+            self.busy.discard(key)
+
+    def _bound(self, name: str, found, depth: int) -> List[Any]:
         bindings = found.bindings[name]
         loops = _loops(found.node, name)
         if sum(b.kind == "other" for b in bindings) != sum(_count(loop.target, name) for loop in loops):
@@ -141,8 +152,13 @@ class _Values:
             if found is not None and iterable.id not in self.index.redirected \
                     and isinstance(found.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                     and all(b.kind == "assign" for b in found.bindings[iterable.id]) \
-                    and all(self._only_iterated(read) for read in _reads(found.node, iterable.id)):
-                return [e for b in found.bindings[iterable.id] for e in self.elements(b.value, found)]
+                    and all(self._only_iterated(read) for read in _reads(found.node, iterable.id)) \
+                    and (id(found), iterable.id) not in self.busy:
+                self.busy.add((id(found), iterable.id))
+                try:
+                    return [e for b in found.bindings[iterable.id] for e in self.elements(b.value, found)]
+                finally:
+                    self.busy.discard((id(found), iterable.id))
         raise _Open(f"`{self.text(iterable)}` is not a list the file shows, or is changed")
 
     def _only_iterated(self, read: ast.Name) -> bool:
