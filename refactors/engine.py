@@ -263,15 +263,21 @@ class Context:
             return constants.UNKNOWN
         if isinstance(expr, ast.Constant):
             return expr.value
+        table, at = self.constants_at(site)
+        if table is None or at is None:
+            return constants.UNKNOWN
+        return table.evaluate(expr, table.scope_at(*at), at)
+
+    def constants_at(self, site: Optional[Site]) -> Tuple[Optional[constants.Constants], Optional[Tuple[int, int]]]:
+        """The file's constants (made once) and where `site` is in CPython's terms (line, byte column)."""
         known = self.memo.get("constants")
         if known is None:
             known = self.memo["constants"] = (constants.of_file(self.python_tree(), lambda: self.other_modules),
                                               self.source.split("\n"))
         table, lines = known  # type: ignore[misc]
         if table is None or site is None or not 0 < site.line <= len(lines):
-            return constants.UNKNOWN
-        at = (site.line, len(lines[site.line - 1][:site.col - 1].encode("utf-8")))
-        return table.evaluate(expr, table.scope_at(*at), at)
+            return table, None
+        return table, (site.line, len(lines[site.line - 1][:site.col - 1].encode("utf-8")))
 
     def report(self, site: Optional[Site], code: str, severity: str, message: str, fixed: bool,
                line: int = 0, col: int = 0, api: str = "") -> Finding:

@@ -50,13 +50,9 @@ def values_at(ctx: Context, site: Site, node: cst.BaseExpression) -> Tuple[Any, 
     NeedsReview saying what leaves the set open."""
     shown = ctx.code(node).strip()
     expr = constants.parse_expression(shown)
-    known = ctx.memo.get("constants")
-    if known is None:
-        known = ctx.memo["constants"] = (constants.of_file(ctx.python_tree()), ctx.source.split("\n"))
-    table, lines = known  # type: ignore[misc]
-    if expr is None or table is None or not 0 < site.line <= len(lines):
+    table, at = ctx.constants_at(site)
+    if expr is None or table is None or at is None:
         raise NeedsReview(f"`{shown}` cannot be read")
-    at = (site.line, len(lines[site.line - 1][:site.col - 1].encode("utf-8")))
     try:
         found = _Values(ctx, table, expr, shown).expression(expr, table.scope_at(*at), at, 0)
     except _Open as why:
