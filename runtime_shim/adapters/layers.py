@@ -408,6 +408,49 @@ def prior_box(input: Any, image: Any, min_sizes: Any, max_sizes: Any = None, asp
 
 
 # ------------------------------------------------------------------------------------------------
+# resize_nearest's align_corners=True (refactors/transformers/nearest_corners.py)
+
+
+@for_transformer("nearest_align_corners")
+def nearest_align_corners(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
+    """1.8 `resize_nearest`, whose default align_corners=True reads input row int((in-1)/(out-1)*i + 0.5).
+
+    2.x `interpolate` refuses align_corners=True for nearest, but its operator still computes it: the call is
+    made with False (the output size is the same), then the operator gets True: its attribute set in a static
+    program, run again with it in dygraph. As in 1.8, `actual_shape` and then `out_shape` win over `scale`
+    (2.x refuses a size with a scale).
+    """
+    bind = CallTranslator(entry).bind
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound, extra = bind(args, kwargs)
+        corners = bound.pop("align_corners", True)
+        if bound.get("actual_shape") is not None:
+            bound["out_shape"] = bound.pop("actual_shape")
+        if bound.get("out_shape") is not None:
+            bound.pop("scale", None)
+        out = generic(*extra, align_corners=False, **bound)
+        if not corners:
+            return out
+        if mode.in_legacy_static():
+            import paddle
+
+            made = paddle.static.default_main_program().current_block().ops[-1]
+            assert made.type == "nearest_interp_v2", made.type
+            made._set_attr("align_corners", True)
+            return out
+        from paddle import _C_ops
+
+        layout = bound.get("data_format", "NCHW")
+        height, width = (out.shape[2], out.shape[3]) if layout == "NCHW" else (out.shape[1], out.shape[2])
+        x = bound["input"]
+        return _C_ops.nearest_interp(x, None, None, None, layout, -1, height, width, [], "nearest", True, 1)
+
+    _same_face(call, generic)
+    return call
+
+
+# ------------------------------------------------------------------------------------------------
 # adaptive_pool2d/3d kind, fill_constant_batch_size_like
 
 
