@@ -85,6 +85,26 @@ def multiclass_nms(bboxes: Any, scores: Any, score_threshold: float, nms_top_k: 
     return _stopped(out)
 
 
+
+@adapter("paddle.fluid.layers.detection_output", "box_coder then the `multiclass_nms` operator (no 2.x API)")
+def detection_output(loc: Any, scores: Any, prior_box: Any, prior_box_var: Any, background_label: int = 0,
+                     nms_threshold: float = 0.3, nms_top_k: int = 400, keep_top_k: int = 200,
+                     score_threshold: float = 0.01, nms_eta: float = 1.0, return_index: bool = False) -> Any:
+    """1.8 `layers.detection_output` (`layers/detection.py:558`): boxes decoded from the priors, class scores
+    softmaxed, then `multiclass_nms` (`multiclass_nms2` with the index). As 1.8, it runs with background
+    label 0 and nms_eta 1.0 whatever was passed."""
+    decoded = box_coder(prior_box, prior_box_var, loc, code_type="decode_center_size")
+    scores = op("paddle.transpose")(op("paddle.nn.functional.softmax")(scores), perm=[0, 2, 1])
+    scores.stop_gradient = True
+    attrs = {"background_label": 0, "nms_threshold": float(nms_threshold), "nms_top_k": nms_top_k,
+             "keep_top_k": keep_top_k, "score_threshold": float(score_threshold), "nms_eta": 1.0}
+    inputs = {"Scores": scores, "BBoxes": decoded}
+    if return_index:
+        out, index = run_op("multiclass_nms2", inputs, attrs, outputs=("Out", "Index"), dtype=(None, "int32"))
+        return _stopped(out, index)
+    return _stopped(run_op("multiclass_nms", inputs, attrs))
+
+
 def _rois_num(rois_lod: Any) -> Any:
     """1.8's `rois_lod` (offsets [0, n1, n1 + n2, ...]) as Paddle 3's `RoisNum` (counts [n1, n2, ...])."""
     if rois_lod is None:
@@ -130,3 +150,65 @@ def psroi_pool(input: Any, rois: Any, output_channels: int, spatial_scale: float
 def add_position_encoding(input: Any, alpha: float, beta: float, name: Optional[str] = None) -> Any:
     """1.8 `layers.add_position_encoding`: alpha * input + beta * sinusoid position encoding."""
     return run_op("add_position_encoding", {"X": input}, {"alpha": float(alpha), "beta": float(beta)})
+
+
+@adapter("paddle.fluid.layers.multi_box_head", "prior boxes (paddle.vision.ops.prior_box) and two "
+                                                "paddle.static.nn.conv2d per feature map")
+def multi_box_head(inputs: Any, image: Any, base_size: int, num_classes: int, aspect_ratios: Any,
+                   min_ratio: Optional[int] = None, max_ratio: Optional[int] = None, min_sizes: Any = None,
+                   max_sizes: Any = None, steps: Any = None, step_w: Any = None, step_h: Any = None,
+                   offset: float = 0.5, variance: Sequence[float] = (0.1, 0.1, 0.2, 0.2), flip: bool = True,
+                   clip: bool = False, kernel_size: int = 1, pad: int = 0, stride: int = 1,
+                   name: Optional[str] = None, min_max_aspect_ratios_order: bool = False) -> Tuple[Any, ...]:
+    """1.8 `layers.multi_box_head` (`layers/detection.py:2006`), a static-graph composite that 2.x removed:
+    per feature map its prior boxes, then a location and a confidence conv2d (default names, in that order,
+    so the parameters are named as in 1.8), laid out NHWC and flattened; all concatenated.
+    Returns (mbox_locs [N, boxes, 4], mbox_confs [N, boxes, num_classes], boxes, variances)."""
+    import math
+
+    import paddle
+
+    from runtime_shim.adapters.layers import prior_box
+
+    if not isinstance(inputs, (list, tuple)):
+        raise ValueError("inputs should be a list or tuple.")
+    layers = len(inputs)
+    if layers <= 2:
+        assert min_sizes is not None and max_sizes is not None
+        assert len(min_sizes) == layers and len(max_sizes) == layers
+    elif min_sizes is None and max_sizes is None:
+        step = int(math.floor((max_ratio - min_ratio) / (layers - 2)))
+        ratios = range(min_ratio, max_ratio + 1, step)
+        min_sizes = [base_size * .10] + [base_size * r / 100. for r in ratios]
+        max_sizes = [base_size * .20] + [base_size * (r + step) / 100. for r in ratios]
+    for given, what in ((aspect_ratios, "aspect_ratios"), (step_h, "step_h"), (step_w, "step_w"), (steps, "steps")):
+        if given is not None and not (isinstance(given, (list, tuple)) and len(given) == layers):
+            raise ValueError(f"{what} should be list or tuple, and the length of inputs and {what} should be the same.")
+    if steps is not None:
+        step_w = step_h = steps
+
+    def listed(value: Any) -> List[Any]:
+        return list(value) if isinstance(value, (list, tuple)) else [value]
+
+    locs, confs, boxes, variances = [], [], [], []
+    for i, input in enumerate(inputs):
+        ratio = [] if aspect_ratios is None else listed(aspect_ratios[i])
+        step = [step_w[i] if step_w else 0.0, step_h[i] if step_w else 0.0]  # 1.8 tests step_w for both
+        box, var = prior_box(input, image, listed(min_sizes[i]), listed(max_sizes[i]), ratio, list(variance),
+                             flip, clip, step, offset, None, min_max_aspect_ratios_order)
+        boxes.append(box)
+        variances.append(var)
+        for width, into in ((4, locs), (num_classes, confs)):
+            out = paddle.static.nn.conv2d(input=input, num_filters=box.shape[2] * width, filter_size=kernel_size,
+                                          padding=pad, stride=stride)
+            into.append(paddle.flatten(paddle.transpose(out, perm=[0, 2, 3, 1]), start_axis=1))
+    if layers == 1:
+        box, var, loc, conf = boxes[0], variances[0], locs[0], confs[0]
+    else:
+        box = paddle.concat([paddle.reshape(b, [-1, 4]) for b in boxes])
+        var = paddle.concat([paddle.reshape(v, [-1, 4]) for v in variances])
+        loc = paddle.reshape(paddle.concat(locs, axis=1), [0, -1, 4])
+        conf = paddle.reshape(paddle.concat(confs, axis=1), [0, -1, num_classes])
+    box.stop_gradient = True
+    var.stop_gradient = True
+    return loc, conf, box, var
