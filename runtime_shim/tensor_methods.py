@@ -3,7 +3,9 @@
 - `numpy()` returns a `numpy_compat.LegacyArray`: a shape-[1] result reads as a scalar under NumPy 2
   (`float(acc.numpy())`), as it did under NumPy 1.x;
 - `backward(backward_strategy)`: 1.8 passed a `BackwardStrategy` where Paddle 3 takes `grad_tensor`;
-  its one option, `sort_sum_gradient`, is Paddle 3's flag `FLAGS_sort_sum_gradient`.
+  its one option, `sort_sum_gradient`, is Paddle 3's flag `FLAGS_sort_sum_gradient`;
+- indexing (`x[0]`, dygraph tensors and static variables alike): an item that Paddle 3 gives as 0-D has
+  1.8's shape [1] (1.8 had no 0-D tensors; `layers.concat([shape_[0], shape_[1]])` takes no 0-D input).
 
 `install()` serves them, `uninstall()` restores Paddle's own; `serve_names()` (coexistence) leaves the
 Tensor class alone.
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict
 
-_ORIGINAL: Dict[str, Callable[..., Any]] = {}
+_ORIGINAL: Dict[Any, Any] = {}  # (class, method name) -> Paddle's own, None when inherited
 
 
 def _numpy(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -39,23 +41,46 @@ def _backward(original: Callable[..., Any]) -> Callable[..., Any]:
     return backward
 
 
+def _getitem(original: Callable[..., Any]) -> Callable[..., Any]:
+    def __getitem__(self: Any, item: Any) -> Any:
+        got = original(self, item)
+        if len(got.shape) == 0 and len(self.shape) > 0:
+            from runtime_shim.static_ops import op
+
+            return op("paddle.reshape")(got, [1])
+        return got
+
+    return __getitem__
+
+
 _SERVED = {"numpy": _numpy, "backward": _backward}
+_BOTH = {"__getitem__": _getitem}  # on dygraph tensors and on static (legacy IR) variables
+
+
+def _classes() -> Dict[str, Any]:
+    import paddle
+    from paddle.base.framework import Variable
+
+    return {**{name: (paddle.Tensor,) for name in _SERVED}, **{name: (paddle.Tensor, Variable) for name in _BOTH}}
 
 
 def serve() -> None:
-    import paddle
-
-    for name, make in _SERVED.items():
-        if name not in _ORIGINAL:
-            original = _ORIGINAL[name] = getattr(paddle.Tensor, name)
-            served = make(original)
-            served.__doc__ = original.__doc__
-            setattr(paddle.Tensor, name, served)
+    for name, owners in _classes().items():
+        make = {**_SERVED, **_BOTH}[name]
+        for owner in owners:
+            key = (owner, name)
+            if key not in _ORIGINAL:
+                _ORIGINAL[key] = owner.__dict__.get(name)  # None: inherited, deleted again on restore
+                original = getattr(owner, name)
+                served = make(original)
+                served.__doc__ = original.__doc__
+                setattr(owner, name, served)
 
 
 def restore() -> None:
-    import paddle
-
-    for name, original in _ORIGINAL.items():
-        setattr(paddle.Tensor, name, original)
+    for (owner, name), original in _ORIGINAL.items():
+        if original is None:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, original)
     _ORIGINAL.clear()

@@ -58,6 +58,12 @@ def full_reduce_shape1(entry: Any, generic: Callable[..., Any]) -> Callable[...,
     return generic
 
 
+@for_transformer("shape_items")
+def shape_items(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
+    """`layers.shape` itself is served as it is; the upgrader's change is to how its items are read."""
+    return generic
+
+
 def _same_face(fn: Callable[..., Any], like: Callable[..., Any]) -> None:
     for attr in ("__name__", "__qualname__", "__module__", "__doc__", "__signature__", "__legacy_name__"):
         if hasattr(like, attr):
