@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, List, Optional, Sequence, Tuple
 
 from runtime_shim.adapters import adapter
+from runtime_shim.messages import LegacyArgumentError
 from runtime_shim.static_ops import op, run_op
 
 
@@ -71,6 +72,23 @@ def box_coder(prior_box: Any, prior_box_var: Any, target_box: Any, code_type: st
         raise TypeError("Input variance of box_coder must be Variable or lisz")
     return run_op("box_coder", inputs, attrs, outputs=("OutputBox",))
 
+
+
+@adapter("paddle.fluid.layers.generate_proposals", "the `generate_proposals` operator (paddle.vision.ops."
+         "generate_proposals takes other inputs)")
+def generate_proposals(scores: Any, bbox_deltas: Any, im_info: Any, anchors: Any, variances: Any,
+                       pre_nms_top_n: int = 6000, post_nms_top_n: int = 1000, nms_thresh: float = 0.5,
+                       min_size: float = 0.1, eta: float = 1.0, name: Optional[str] = None,
+                       return_rois_num: bool = False) -> Tuple[Any, Any]:
+    """1.8 `layers.generate_proposals` (`layers/detection.py:2767`): (rois, probabilities), LoD by image."""
+    if return_rois_num:
+        raise LegacyArgumentError("generate_proposals(return_rois_num=True): 1.8's third output (RpnRoisLod) "
+                                  "is not served; Paddle 3's operator gives the count per image (RpnRoisNum)")
+    rois, probs = run_op("generate_proposals", {
+        "Scores": scores, "BboxDeltas": bbox_deltas, "ImInfo": im_info, "Anchors": anchors, "Variances": variances},
+        {"pre_nms_topN": int(pre_nms_top_n), "post_nms_topN": int(post_nms_top_n), "nms_thresh": float(nms_thresh),
+         "min_size": float(min_size), "eta": float(eta)}, outputs=("RpnRois", "RpnRoiProbs"))
+    return _stopped(rois, probs)
 
 @adapter("paddle.fluid.layers.multiclass_nms", "the `multiclass_nms` operator (paddle.vision.ops.nms is "
          "another API)")
