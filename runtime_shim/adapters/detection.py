@@ -90,6 +90,40 @@ def generate_proposals(scores: Any, bbox_deltas: Any, im_info: Any, anchors: Any
          "min_size": float(min_size), "eta": float(eta)}, outputs=("RpnRois", "RpnRoiProbs"))
     return _stopped(rois, probs)
 
+
+@adapter("paddle.fluid.layers.collect_fpn_proposals", "the `collect_fpn_proposals` operator (no 2.x API)")
+def collect_fpn_proposals(multi_rois: Sequence[Any], multi_scores: Sequence[Any], min_level: int, max_level: int,
+                          post_nms_top_n: int, name: Optional[str] = None) -> Any:
+    """1.8 `layers.collect_fpn_proposals` (`layers/detection.py:3673`): the levels' RoIs, the best
+    `post_nms_top_n` of them by score, LoD by image."""
+    levels = max_level - min_level + 1
+    return _stopped(run_op("collect_fpn_proposals", {
+        "MultiLevelRois": list(multi_rois[:levels]), "MultiLevelScores": list(multi_scores[:levels])},
+        {"post_nms_topN": int(post_nms_top_n)}, outputs=("FpnRois",)))
+
+
+@adapter("paddle.fluid.layers.distribute_fpn_proposals", "the `distribute_fpn_proposals` operator "
+         "(paddle.vision.ops.distribute_fpn_proposals takes the RoIs per image as counts)")
+def distribute_fpn_proposals(fpn_rois: Any, min_level: int, max_level: int, refer_level: int, refer_scale: int,
+                             name: Optional[str] = None) -> Tuple[List[Any], Any]:
+    """1.8 `layers.distribute_fpn_proposals` (`layers/detection.py:3524`), on LoD tensors of a static program:
+    (the RoIs of each level, the index that restores their order). 1.8 measured RoIs with the pixel offset
+    (width x2 - x1 + 1), Paddle 3's `pixel_offset=True`."""
+    from paddle.base.layer_helper import LayerHelper
+
+    from runtime_shim.mode import in_legacy_static
+
+    if not in_legacy_static():
+        raise LegacyArgumentError("distribute_fpn_proposals: 1.8 ran it on the LoD tensors of a static program only")
+    helper = LayerHelper("distribute_fpn_proposals")
+    multi_rois = [helper.create_variable_for_type_inference(fpn_rois.dtype) for _ in range(max_level - min_level + 1)]
+    restore = helper.create_variable_for_type_inference("int32")
+    helper.append_op(type="distribute_fpn_proposals", inputs={"FpnRois": fpn_rois},
+                     outputs={"MultiFpnRois": multi_rois, "RestoreIndex": restore},
+                     attrs={"min_level": int(min_level), "max_level": int(max_level), "refer_level": int(refer_level),
+                            "refer_scale": int(refer_scale), "pixel_offset": True})
+    return multi_rois, restore
+
 @adapter("paddle.fluid.layers.multiclass_nms", "the `multiclass_nms` operator (paddle.vision.ops.nms is "
          "another API)")
 def multiclass_nms(bboxes: Any, scores: Any, score_threshold: float, nms_top_k: int, keep_top_k: int,
