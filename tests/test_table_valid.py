@@ -432,6 +432,8 @@ TRAPS = [
     (40, _L + "expand",
      lambda e: e.update_to == "paddle.tile" and _has_change(e, "rename", "expand_times", "repeat_times"),
      "paddle.tile with expand_times->repeat_times"),
+    (49, _L + "resize_nearest", *_transformer("nearest_align_corners")),
+    (50, _L + "shape", *_transformer("shape_items")),
 ]
 
 

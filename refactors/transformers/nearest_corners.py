@@ -8,7 +8,7 @@ int(i / scale) (align_corners=False), so only two kinds of call convert:
   so both modes read the same rows for every input size (checked on 1.8.5:
   fixtures/legacy/resize_nearest_scale2_static.py). Not so for 3, 1.5 or a given out_shape.
 
-Any other call is left to the runtime shim, which builds 1.8's rounding.
+Any other call is left to the runtime shim, which builds 1.8's rounding (api_mapping/SEMANTICS.md 49).
 """
 from __future__ import annotations
 

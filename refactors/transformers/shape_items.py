@@ -1,7 +1,7 @@
 """An item of `layers.shape(x)` read by an integer index keeps 1.8's shape [1]: `s[i]` becomes `s[i:i + 1]`.
 
 1.8 had no 0-D tensors: indexing the 1-D result of `shape` by an integer gave a tensor of shape [1]; Paddle
->= 2.5 gives a 0-D one (api_mapping/SEMANTICS.md 8 for reductions, the same change). Code that puts such
+>= 2.5 gives a 0-D one (api_mapping/SEMANTICS.md 50; 8 is the same change for reductions). Code that puts such
 items together, `layers.concat([shape_[0], shape_[1], h * w])` as PaddleDetection 0.4's FCOS head builds
 a new shape, then fails on Paddle 3 (concat takes no 0-D input), and `stack` gives another shape. A
 one-item slice has shape [1] in both, so every later use sees what 1.8 gave it.
