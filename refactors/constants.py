@@ -466,7 +466,7 @@ class Constants:
         else:
             shift, reads = 0, self.index.names.get(fname, [])
         if (owner.is_class or owner.parent is None) and not fname.startswith("_") and (
-                self._named_elsewhere(fname) or owner.is_class and not self._own_bases(owner.node)):  # type: ignore
+                self._named_elsewhere(fname) or owner.is_class and not self.own_bases(owner.node)):  # type: ignore
             return None  # a public function or method another module (or a base's framework) may call so
         calls = []
         for read in reads:
@@ -500,7 +500,7 @@ class Constants:
                 return None
         return 1, calls
 
-    def _own_bases(self, cls: ast.ClassDef, depth: int = 0) -> bool:
+    def own_bases(self, cls: ast.ClassDef, depth: int = 0) -> bool:
         """The class derives from `object` alone, or from classes of this module bound once that do: no
         base of another library (a Layer, a framework's Module) calls its methods for it."""
         for base in cls.bases:
@@ -509,7 +509,7 @@ class Constants:
             found = _resolve(self.index, base.id, self.index.module) if isinstance(base, ast.Name) else None
             bindings = found.bindings[base.id] if found is not None else []  # type: ignore[attr-defined]
             if depth > _MAX_DEPTH or len(bindings) != 1 or not isinstance(bindings[0].stmt, ast.ClassDef) \
-                    or not self._own_bases(bindings[0].stmt, depth + 1):
+                    or not self.own_bases(bindings[0].stmt, depth + 1):
                 return False
         return not cls.keywords
 

@@ -12,7 +12,9 @@ module takes the union over everything that can bind it, and says which part lea
 - A parameter has its default where a call passes nothing, and what each call passes, read in the
   caller: so every call must be in sight, by refactors.constants' rule (only ever called by name in the
   file, never passed around, not decorated, not `forward` or a method Python calls for you; nested, or
-  `_private`) or, for a public function, no other module of the tree naming it (callers.named_elsewhere).
+  `_private`) or, for a public function, no other module of the tree naming it (callers.named_elsewhere);
+  a public method also needs its class built on `object` or on classes of the file (`Constants.own_bases`:
+  a framework's base class may call the methods it defines).
   A method is called through an instance (`self._conv_norm(...)`): its `self` is not in the arguments;
   one called through a class of the file (`ResNet._conv_norm(self, ...)`) leaves it open. Another module
   that says the method's name only as `self.<name>` in classes of its own defining it calls its own.
@@ -236,6 +238,9 @@ class _Values:
         """No call of the function can be out of sight (the module docstring)."""
         if isinstance(owner.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return  # nested: only its own function can call it
+        if owner.is_class and not fname.startswith("_") and not self.table.own_bases(owner.node):
+            raise _Open(f"`{fname}` is a public method of `{owner.node.name}`, whose base of another library "
+                        "may call it with other values")
         if named_elsewhere(self.ctx, fname, _own_method if owner.is_class else None):  # type: ignore[arg-type]
             raise _Open(f"another module names `{fname}` and may call it with other values")
         if not fname.startswith("_") and self.ctx.other_modules is None:
