@@ -111,18 +111,19 @@ def _qualname(node: ast.AST, imports: Dict[str, str]) -> Optional[str]:
     return imports[head] + ("." + rest if rest else "") if head in imports else None
 
 
-def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function's (or module's) own code, not those of the definitions in it."""
+def own_nodes(node: ast.AST, nested: Tuple[type, ...] = _NESTED) -> Iterator[ast.AST]:
+    """The nodes of a function's (or module's) own code, not those inside the `nested` kinds of node in it
+    (definitions; refactors.value_sets adds comprehensions, whose targets are scopes of their own)."""
     stack = list(ast.iter_child_nodes(node))
     while stack:
         child = stack.pop()
         yield child
-        if not isinstance(child, _NESTED):
+        if not isinstance(child, nested):
             stack.extend(ast.iter_child_nodes(child))
 
 
 def _stores(node: ast.AST, name: str) -> int:
-    return sum(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in _own_nodes(node))
+    return sum(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in own_nodes(node))
 
 
 def _literal(call: ast.Call, keyword: str, default: object) -> object:
@@ -205,7 +206,7 @@ def _build(module: ast.Module, function: str, is_from_generator: Callable[[str],
         return None
     node = defs[0]
     imports = _imports(module)
-    builds = [n for n in _own_nodes(node) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and
+    builds = [n for n in own_nodes(node) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and
               _is_build(n.value, imports, is_from_generator)]
     targets = {b.targets[0].id if len(b.targets) == 1 and isinstance(b.targets[0], ast.Name) else None
                for b in builds}
@@ -219,11 +220,11 @@ def _build(module: ast.Module, function: str, is_from_generator: Callable[[str],
         raise Left(f"`{function}` is decorated or bound more than once, so what calling it does is not in sight")
     if any(isinstance(n, (ast.Global, ast.Nonlocal)) and loader in n.names for n in ast.walk(node)):
         raise Left(f"`{loader}` is global in `{function}`")
-    returns = [n for n in _own_nodes(node) if isinstance(n, ast.Return)]
+    returns = [n for n in own_nodes(node) if isinstance(n, ast.Return)]
     indexes = {_returned_at(r.value, loader) for r in returns}
     uses = sum(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(node))
     if not returns or len(indexes) != 1 or _MISSING in indexes or uses != len(returns) + len(builds) or \
-            any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node)):
+            any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(node)):
         raise Left(f"`{function}` returns the loader other than alone or as one element of every `return`'s "
                    f"tuple, or uses it otherwise")
     _imported_once(module, ("paddle",), "its module")
@@ -317,7 +318,7 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
         raise Left(f"{where} uses the module of `{function}` other than by reading its attributes")
     loaders = []
     for scope in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
-        for node in _own_nodes(scope):
+        for node in own_nodes(scope):
             if _names_builder(node, names, modules, function):
                 loaders.append(_set_after(scope, node, index, dygraph, f"{where}: "))
     uses = sum(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) for n in ast.walk(module)) + \
@@ -546,9 +547,9 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
     if not isinstance(target, ast.Name):
         raise Left(f"{where}the loader returned is not bound to a name")
     loader = target.id
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and loader in n.names for n in _own_nodes(scope)) or \
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and loader in n.names for n in own_nodes(scope)) or \
             any(isinstance(d, _NESTED) and any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(d))
-                for d in _own_nodes(scope)):
+                for d in own_nodes(scope)):
         raise Left(f"{where}`{loader}` is global, or used in a nested function or class")
     if not _alone(scope, assign):
         raise Left(f"{where}the call shares its line with another statement")
@@ -565,7 +566,7 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
     if stores != (2 if kind == "2.x" else 1):
         raise Left(f"{where}`{loader}` is bound more than once")
     end = setter.end_lineno or setter.lineno
-    for n in _own_nodes(scope):
+    for n in own_nodes(scope):
         if isinstance(n, ast.Name) and n.id == loader and n.lineno < assign.lineno:
             raise Left(f"{where}`{loader}` is used before the call")
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == loader and \
@@ -577,11 +578,11 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
 def _alone(scope: ast.AST, stmt: ast.stmt) -> bool:
     """No other statement of the scope starts on the line of `stmt` (`a; b`, `if c: b`): the upgrade
     rewrites a statement that is a line of its own."""
-    return sum(isinstance(n, ast.stmt) and n.lineno == stmt.lineno for n in _own_nodes(scope)) == 1
+    return sum(isinstance(n, ast.stmt) and n.lineno == stmt.lineno for n in own_nodes(scope)) == 1
 
 
 def _blocks(node: ast.AST) -> Iterator[List[ast.stmt]]:
-    for child in [node] + list(_own_nodes(node)):
+    for child in [node] + list(own_nodes(node)):
         for name in ("body", "orelse", "finalbody"):
             block = getattr(child, name, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):

@@ -34,6 +34,7 @@ import libcst as cst
 
 from refactors import constants
 from refactors.engine import Context, NeedsReview, Site
+from refactors.loader_across import own_nodes
 from refactors.transformers.callers import named_elsewhere
 
 _MAX_DEPTH = 6  # calls followed back from a parameter to the argument that sets it
@@ -318,18 +319,9 @@ def _resolve(name: str, scope):
     return None
 
 
-def _own_nodes(function: ast.AST):
-    """The nodes of a function's own scope (not of the functions, classes and comprehensions in it)."""
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _OPEN_SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
-
-
 def _loops(function: ast.AST, name: str) -> List[ast.For]:
-    return [n for n in _own_nodes(function) if isinstance(n, (ast.For, ast.AsyncFor)) and _count(n.target, name)]
+    return [n for n in own_nodes(function, _OPEN_SCOPES)
+            if isinstance(n, (ast.For, ast.AsyncFor)) and _count(n.target, name)]
 
 
 def _reads(function: ast.AST, name: str) -> List[ast.Name]:
