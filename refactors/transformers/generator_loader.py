@@ -66,8 +66,8 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, bound_once, names_in, statements
 from refactors.scopes import descendants
-from refactors.transformers import (SCOPE, apart_loader, callers, data_feeder, emit, loader_readers, module_definitions,
-                                   reading_loop, register)
+from refactors.transformers import (SCOPE, apart_loader, callers, data_feeder, emit, kept_loader, loader_readers,
+                                   module_definitions, reading_loop, register)
 
 _STATIC_ON = re.compile(r"^(?:%s)\(\)" % "|".join(re.escape(n) for n in (STATIC_ON, LEGACY_STATIC_ON)), re.M)
 
@@ -216,7 +216,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     statement = ctx.statements[-1] if ctx.statements else None
     bound = assigned_name(statement) if statement is not None else None
     if bound is None or bound[1] is not emit.original_call(ctx, site):
-        raise NeedsReview(_unnamed(ctx, site, node, statement))
+        return _kept(ctx, site, node, statement)
     loader = bound[0]
     across = _across(ctx, site, loader)
     if isinstance(across, loader_across.Across):
@@ -522,6 +522,26 @@ def _across(ctx: Context, site: Site, loader: str) -> object:
         except loader_across.Left as reason:
             ctx.memo[key] = NeedsReview(f"`{loader}` is returned to callers in other modules, and {reason}")
     return ctx.memo[key]
+
+
+def _kept(ctx: Context, site: Site, node: cst.Call, statement: Optional[cst.CSTNode]) -> cst.BaseExpression:
+    """A loader assigned whole to an attribute (`self.dataloader = ...`), whose setters are out of sight: an
+    object of 1.8's loader protocol over paddle.io.DataLoader (kept_loader); else NeedsReview saying why."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and
+            isinstance(small.targets[0].target, cst.Attribute) and small.value is emit.original_call(ctx, site)) \
+            or _read_where_started(ctx, node):  # (not iterable=True: the program reads it, another protocol)
+        raise NeedsReview(_unnamed(ctx, site, node, statement))
+    try:
+        new = kept_loader.kept_loader(ctx, site, node, _mode_dygraph(ctx, site, node))
+    except NeedsReview as reason:
+        raise NeedsReview(f"{_unnamed(ctx, site, node, statement)}; an object of 1.8's loader protocol "
+                          f"(kept_loader) is not written: {reason}") from None
+    target = ctx.code(small.targets[0].target).strip()
+    message = f"{site.name} -> {ctx.code(new.func)}: paddle.io.DataLoader made by each 1.8 setter called on " \
+              f"`{target}` (kept_loader), its data source being set out of sight"
+    site.finding = ctx.report(site, F.CONVERTED, "info", message, True)
+    return emit.converted(site, new)
 
 
 def _unnamed(ctx: Context, site: Site, node: cst.Call, statement: Optional[cst.CSTNode]) -> str:
