@@ -49,8 +49,10 @@ to callers, all in the module, that set it in that shape (fixtures/legacy/return
 a non-iterable one where every loop that reads it, in the callers or in the functions of the module they
 pass it to, has reading_loop's shape: loader_readers), or, by the tree's plan (refactors.loader_across),
 to callers in other modules, each of which makes the loader where it sets the source (loader_callers).
-Otherwise the finding names the piece out of sight (`self.<attr>` set by another module, what a caller in
-another module does with the loader).
+A static one kept in an attribute whose setters are out of sight (`self.dataloader = ...`, set by a caller
+that gets the model from a registry) becomes an object of 1.8's loader protocol, a class of the module
+(kept_loader). Otherwise the finding names the piece out of sight (what a caller in another module does
+with the loader).
 """
 from __future__ import annotations
 
