@@ -135,6 +135,8 @@ class _Index(ast.NodeVisitor):
         self.setattr_used = False
         self.names: Dict[str, List[ast.Name]] = {}  # every Name read, by id
         self.attributes: Dict[str, List[ast.Attribute]] = {}  # every `<expr>.attr` read, by attr
+        self.strings: Set[str] = set()  # every string literal: a function named in one may be called by it
+        self.classes: Set[str] = set()  # the names of the file's classes
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
@@ -184,6 +186,7 @@ class _Index(ast.NodeVisitor):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.scope.bind(node.name, _Binding("other", stmt=node))
+        self.classes.add(node.name)
         for part in (*node.decorator_list, *node.bases, *node.keywords):
             self.visit(part)
         self._in(self._open(node), node.body)
@@ -305,6 +308,10 @@ class _Index(ast.NodeVisitor):
         else:
             self.attr_stores.add(node.attr)
         self.visit(node.value)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str):
+            self.strings.add(node.value)
 
     def visit_Call(self, node: ast.Call) -> None:
         if isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr", "globals", "locals", "vars",
@@ -457,6 +464,8 @@ class Constants:
         passes: 1 for a method, whose `self` is bound); None when it may be called where the file does not
         show: passed around, decorated, called for you (`forward`), or public where other modules call it."""
         fname = function.name
+        if fname in self.index.strings:
+            return None  # `getattr(self, '_block')(...)` or `globals()['f'](...)` calls it out of sight
         if owner.is_class:
             if fname == "__init__":
                 return self._constructions(owner)
@@ -486,7 +495,7 @@ class Constants:
         if outer is None or outer.is_class or cls.decorator_list or cls.keywords \
                 or len(outer.bindings.get(cls.name, ())) != 1:  # type: ignore[attr-defined]
             return None
-        if self.index.attributes.get("__class__") or self.index.names.get("type"):
+        if self.index.attributes.get("__class__") or self.index.names.get("type") or cls.name in self.index.strings:
             return None
         if outer.parent is None and not cls.name.startswith("_") and self._named_elsewhere(cls.name):  # type: ignore
             return None

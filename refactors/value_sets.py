@@ -79,13 +79,6 @@ class _Values:
         self.shown = shown
         self.parameters: Dict[int, Union[List[Any], _Open]] = {}  # id(binding) -> its values, or why not
         self.busy: Set[Tuple[int, str]] = set()  # (scope, name) whose values are being found
-        found = ctx.memo.get("value sets: strings, classes")
-        if found is None:
-            nodes = list(ast.walk(self.index.module.node))
-            found = ctx.memo["value sets: strings, classes"] = (
-                {n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)},
-                {n.name for n in nodes if isinstance(n, ast.ClassDef)})
-        self.strings, self.classes = found  # type: ignore[misc]
 
     def text(self, node: ast.AST) -> str:
         source = self.shown if id(node) in self.read else self.ctx.source
@@ -249,7 +242,7 @@ class _Values:
 
     def calls(self, fname: str, method: bool) -> List[ast.Call]:
         """Every call of the function in the file."""
-        if fname in self.strings:
+        if fname in self.index.strings:
             raise _Open(f"the file names `{fname}` in a string (getattr)")
         reads: List[ast.expr] = list(self.index.names.get(fname, ()))
         if method:
@@ -265,7 +258,7 @@ class _Values:
                 raise _Open(f"`{fname}` is subclassed, and a subclass may pass other values")
             if not (isinstance(call, ast.Call) and call.func is read):
                 raise _Open(f"`{fname}` is passed around, so where it is called cannot be told")
-            if method and isinstance(read.value, ast.Name) and read.value.id in self.classes:  # type: ignore[attr-defined]
+            if method and isinstance(read.value, ast.Name) and read.value.id in self.index.classes:  # type: ignore[attr-defined]
                 raise _Open(f"`{fname}` is called through its class")
             found.append(call)
         return found

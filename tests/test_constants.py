@@ -94,6 +94,11 @@ UNKNOWN = [
     pytest.param("class C:\n    X = 1\n    @staticmethod\n    def m(self):\n        probe(self.X)\n",
                  id="not-self"),
     pytest.param("def f():\n    probe(args.size)\n", id="runtime-value"),
+    pytest.param("class _C:\n    def _m(self, s='max'):\n        probe(s)\n    def g(self):\n        self._m()\n"
+                 "        getattr(self, '_m')('avg')\n", id="method-called-by-getattr"),
+    pytest.param("def _f(s=1):\n    probe(s)\n_f()\nglobals()['_f'](2)\n", id="function-called-through-globals"),
+    pytest.param("class _C:\n    def __init__(self, s=1):\n        probe(s)\n_C()\nmake(__name__, '_C', 2)\n",
+                 id="class-named-in-a-string"),
 ]
 
 
