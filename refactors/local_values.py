@@ -108,6 +108,17 @@ def names_in(node: cst.CSTNode) -> Set[str]:
     return {n.value for n in expressions(node) if isinstance(n, cst.Name)}
 
 
+def block_holding(owner: cst.CSTNode, stmt: cst.CSTNode) -> Optional[List[cst.BaseStatement]]:
+    """The block of `owner` (a module, or a compound statement or definition) that holds `stmt` itself."""
+    blocks = [owner.body] if isinstance(owner, cst.Module) else \
+        list(_blocks(owner)) if isinstance(owner, cst.BaseCompoundStatement) else []
+    for block in blocks:
+        body = _block(block)
+        if any(s is stmt for s in body):
+            return body
+    return None
+
+
 def _block(body) -> List[cst.BaseStatement]:
     if isinstance(body, (list, tuple)):
         return list(body)

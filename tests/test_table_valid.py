@@ -434,6 +434,7 @@ TRAPS = [
      "paddle.tile with expand_times->repeat_times"),
     (49, _L + "resize_nearest", *_transformer("nearest_align_corners")),
     (50, _L + "shape", *_transformer("shape_items")),
+    (51, _L + "topk", *_transformer("int_division")),
 ]
 
 

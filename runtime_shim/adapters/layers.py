@@ -64,6 +64,13 @@ def shape_items(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
     return generic
 
 
+@for_transformer("int_division")
+def int_division(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
+    """`topk`/`argmax`/`argmin` are served as they are; the upgrader's change is to how their integer
+    results are divided, which the full shim makes 1.8's for every integer tensor (tensor_methods)."""
+    return generic
+
+
 def _same_face(fn: Callable[..., Any], like: Callable[..., Any]) -> None:
     for attr in ("__name__", "__qualname__", "__module__", "__doc__", "__signature__", "__legacy_name__"):
         if hasattr(like, attr):
