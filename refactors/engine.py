@@ -136,7 +136,9 @@ class Context:
             site.finding = self.report(
                 site, F.NO_EQUIVALENT, "warning",
                 f"{site.name} has no 2.x equivalent ({ne.reason}); instead: {ne.suggest}", False)
-            self.todo(f"{short_name(site.name)}: no 2.x equivalent{self._served}", node)
+            # The shim raises for an API whose entry says why it cannot serve it: the marker must not say it runs.
+            served = ", and runtime_shim cannot run it" if self.shim and ne.shim else self._served
+            self.todo(f"{short_name(site.name)}: no 2.x equivalent{served}", node)
         elif site.entry is None:
             site.finding = self.report(
                 site, F.UNKNOWN_API, "warning", f"{site.qualname} is not in the mapping table; left as it was",
