@@ -4,7 +4,8 @@ The transpiler fleet, its strategies and `DistributeTranspilerConfig` are left u
 them, because this Paddle cannot train in parameter-server mode: `minimize` of a distributed optimizer fails on a
 worker and on a server, in 2.x fleet and in the 1.x transpiler fleet Paddle 3.3.1 still ships. A wheel that gains
 that runtime fails these tests: then the conversion can be checked against 1.8.5 and the entries revisited. What
-does run, the role queries after `fleet.init`, must keep answering as 1.8.5 answered.
+does run, the role queries after `fleet.init`, must keep answering as 1.8.5 answered, also for the role makers
+the upgrader converts.
 """
 from __future__ import annotations
 
@@ -108,3 +109,34 @@ def test_the_role_queries_answer_as_in_1_8(role, index):
     lines = run_as(role, index, QUERIES).splitlines()
     assert lines[-2] == f"{flags} {SERVERS.split(',')}"
     assert lines[-1] == str(shard)
+
+
+# Role makers the upgrader converts, with what 1.8.5's transpiler fleet answered after `fleet.init(role)`.
+ROLE_MAKERS_1_8 = {
+    "role_maker.UserDefinedRoleMaker(1, role_maker.Role.WORKER, 2, servers)":
+        "False True False 1 2 2 1 ['127.0.0.1:6001', '127.0.0.1:6002']",
+    "role_maker.UserDefinedRoleMaker(current_id=0, role=role_maker.Role.SERVER, worker_num=2, server_endpoints=servers)":
+        "True False False 0 2 2 0 ['127.0.0.1:6001', '127.0.0.1:6002']",
+    "role_maker.UserDefinedRoleMaker(worker_num=3, server_endpoints=servers)":
+        "False True True 0 3 2 0 ['127.0.0.1:6001', '127.0.0.1:6002']",
+    "role_maker.UserDefinedRoleMaker(current_id=1, worker_num=2, server_endpoints=servers[:1])":
+        "False True False 1 2 1 1 ['127.0.0.1:6001']",
+    "role_maker.UserDefinedRoleMaker(role=role_maker.Role.SERVER, worker_num=2, server_endpoints=servers)":
+        "True False False 0 2 2 0 ['127.0.0.1:6001', '127.0.0.1:6002']",
+    # from TRAINER 1 of test_the_role_queries_answer_as_in_1_8's environment
+    "role_maker.PaddleCloudRoleMaker()": "False True False 1 2 2 1 ['127.0.0.1:36100', '127.0.0.1:36101']",
+}
+
+
+@pytest.mark.parametrize("call", sorted(ROLE_MAKERS_1_8))
+def test_an_upgraded_role_maker_gives_2x_fleet_the_1_8_roles(call):
+    import refactors
+
+    source = ("import paddle.fluid.incubate.fleet.base.role_maker as role_maker\n\n"
+              f"servers = ['127.0.0.1:6001', '127.0.0.1:6002']\nrole = {call}\n")
+    upgraded = refactors.upgrade_code(source).code
+    assert "paddle.fluid" not in upgraded, upgraded
+    queries = ("import paddle.distributed.fleet as fleet\npaddle.enable_static()\nfleet.init(role)\n"
+               "print(fleet.is_server(), fleet.is_worker(), fleet.is_first_worker(), fleet.worker_index(),"
+               " fleet.worker_num(), fleet.server_num(), fleet.server_index(), fleet.server_endpoints())\n")
+    assert run_as("TRAINER", 1, upgraded + queries).splitlines()[-1] == ROLE_MAKERS_1_8[call]

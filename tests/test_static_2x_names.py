@@ -55,6 +55,7 @@ NOT_IN_A_PROGRAM: Dict[str, str] = {
     "paddle.distributed.InMemoryDataset": _DISTRIBUTED, "paddle.distributed.QueueDataset": _DISTRIBUTED,
     "paddle.distributed.ParallelEnv": _DISTRIBUTED, "paddle.distributed.init_parallel_env": _DISTRIBUTED,
     "paddle.distributed.fleet.PaddleCloudRoleMaker": _DISTRIBUTED, "paddle.distributed.fleet.Role": _DISTRIBUTED,
+    "paddle.distributed.fleet.UserDefinedRoleMaker": _DISTRIBUTED,
     "paddle.distributed.fleet.utils.HDFSClient": _DISTRIBUTED,
     "paddle.framework.core.EOFException": _CORE, "paddle.framework.core.EnforceNotMet": _CORE,
     "paddle.framework.core.LoDTensor": _CORE, "paddle.framework.core.Place": _CORE,
