@@ -135,7 +135,7 @@ class _Index(ast.NodeVisitor):
         self.setattr_used = False
         self.names: Dict[str, List[ast.Name]] = {}  # every Name read, by id
         self.attributes: Dict[str, List[ast.Attribute]] = {}  # every `<expr>.attr` read, by attr
-        self.strings: Set[str] = set()  # every string literal: a function named in one may be called by it
+        self.strings: Set[str] = set()  # string literals that may name a function to call (getattr, globals())
         self.classes: Set[str] = set()  # the names of the file's classes
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
@@ -310,7 +310,8 @@ class _Index(ast.NodeVisitor):
         self.visit(node.value)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str):
+        # a piece of a built string (`name + '_bn'`, an f-string's text) or a docstring names nothing alone
+        if isinstance(node.value, str) and not isinstance(self.parents.get(id(node)), (ast.BinOp, ast.JoinedStr, ast.Expr)):
             self.strings.add(node.value)
 
     def visit_Call(self, node: ast.Call) -> None:

@@ -47,6 +47,9 @@ KNOWN = [
                  "        super(_C, self).m()\n_C(1, 'relu')\n_C(2, act='relu')\n", "relu", id="constructed-so"),
     pytest.param("class _C:\n    def _m(self, n, act=None):\n        probe(act)\n    def g(self):\n"
                  "        self._m(1, 'relu')\n", "relu", id="method-through-self"),
+    pytest.param("class _C:\n    def _bn(self, x, act='relu'):\n        probe(act)\n    def g(self, name):\n"
+                 "        self._bn(name + '_bn')\n        self._bn(f'{name}_bn')\n", "relu",
+                 id="method-name-as-a-piece-of-a-built-string"),
 ]
 
 UNKNOWN = [
