@@ -48,10 +48,18 @@ def first(ctx: Context, site: Site, operands: Sequence[Tuple[str, cst.BaseExpres
     """Names bound, in statements inserted before the one being upgraded, to each `(base, operand)`, in
     order; NeedsReview(why) when that would change what the statement does."""
     statement = ctx.statements[-1] if ctx.statements else None
+    refused = ctx.memo.setdefault("bind: refused where they stand", {})  # id -> the call (kept: ids are reused)
     if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
             and isinstance(statement.body[0], _SIMPLE) and site.call is not None
             and _evaluated_first(statement.body[0], site.call, lambda call: _pure_op(ctx, site, call))):
+        if site.call is not None:
+            refused[id(site.call)] = site.call
         raise NeedsReview(why)
+    if any(refused.get(id(n)) is n for n in descendants(site.call) if n is not site.call):
+        # An operand holds a use refused for where it stands: bound to a name of its own, it would stand
+        # alone and be converted by the next run, so this run would not be the upgrade's last word.
+        refused[id(site.call)] = site.call
+        raise NeedsReview(f"{why}, after the use in its operand that cannot be bound where it stands")
     if any(_names_paddle(ctx, site, operand) for _, operand in operands):
         raise NeedsReview(why)  # a module or class of paddle itself, not a value: left as it is
     names, bindings = [], []
