@@ -16,8 +16,11 @@ input from axis 1 and keep the reduced axis, so they give the same `[N, 1]` for 
   0.5 * sigma**2 * d**2 if |d| < 1 / sigma**2 else |d| - 0.5 / sigma**2, times outside_weight, summed
   per row. That element-wise term is sigma**2 * Huber(d, delta=1 / sigma**2), and 2.x
   `F.smooth_l1_loss(input, label, reduction='none', delta=...)` is Huber. The inside weight multiplies
-  both operands (so it is written twice and must be a plain name); sigma must be a literal, since the
-  2.x form depends on its value.
+  both operands (so it is written twice and must be a plain name); sigma is a literal, since the 2.x
+  form's constants depend on its value. Where sigma is known at run time only (a detector's configured
+  `self.sigma`), is 0, or the inside weight is an expression, the call goes to a function written once
+  in the module that reads sigma as 1.8's op did (None is 1.0; 0 gives zero everywhere, where
+  `delta=1 / sigma**2` has no value) around the same Huber form.
 """
 from __future__ import annotations
 
@@ -27,7 +30,25 @@ import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
-from refactors.transformers import emit, register
+from refactors.transformers import emit, module_definitions, register
+
+SMOOTH_L1 = '''\
+def {name}(x, y, inside_weight=None, outside_weight=None, sigma=None):
+    """fluid.layers.smooth_l1 of Paddle 1.8 (paddle-upgrade): d = inside_weight * (x - y), per element
+    0.5 * sigma**2 * d**2 if |d| < 1 / sigma**2 else |d| - 0.5 / sigma**2, times outside_weight, summed
+    per row to [N, 1]; sigma None is 1.0, and sigma 0 makes every term 0."""
+    sigma2 = 1.0 if sigma is None else float(sigma) ** 2
+    if inside_weight is not None:
+        x, y = x * inside_weight, y * inside_weight
+    if sigma2 == 0.0:
+        loss = {paddle}.nn.functional.smooth_l1_loss(x, y, reduction='none') * 0.0
+    else:
+        loss = {paddle}.nn.functional.smooth_l1_loss(x, y, reduction='none', delta=1.0 / sigma2) * sigma2
+    if outside_weight is not None:
+        loss = loss * outside_weight
+    return {paddle}.sum({paddle}.flatten(loss, start_axis=1), axis=1, keepdim=True)
+'''
+
 
 def _rows(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
     """`node` viewed as [N, prod(other dims)]."""
@@ -60,14 +81,18 @@ def _given(ctx: Context, node: cst.Call, arg: str) -> Optional[cst.BaseExpressio
     return found.value
 
 
-def _sigma_squared(ctx: Context, node: cst.Call) -> float:
+def _sigma_squared(ctx: Context, node: cst.Call) -> Optional[float]:
+    """sigma**2 where the file fixes a nonzero sigma, None where the module's function must read it."""
+    given = call_args.get(node, "sigma")
+    if given is not None and not emit.is_literal(ctx, given.value):
+        return None
     sigma = emit.value_of(ctx, node, "sigma", None)
     if sigma is None:
         return 1.0  # the op's default (`layers/nn.py:7132`)
     if isinstance(sigma, bool) or not isinstance(sigma, (int, float)):
         raise NeedsReview(f"sigma={sigma!r} is not a number")
     if sigma == 0:
-        raise NeedsReview("sigma=0 makes 1.8's loss zero everywhere; 2.x has no delta for it")
+        return None
     return float(sigma) * float(sigma)
 
 
@@ -76,10 +101,9 @@ def smooth_l1_rows(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     x, y = emit.required(node, "x"), emit.required(node, "y")
     sigma2 = _sigma_squared(ctx, node)
     inside, outside = _given(ctx, node, "inside_weight"), _given(ctx, node, "outside_weight")
+    if sigma2 is None or inside is not None and not emit.repeatable(ctx, site, inside):
+        return module_definitions.call_definition(ctx, site, node, "smooth_l1", SMOOTH_L1)
     if inside is not None:
-        if not emit.repeatable(ctx, site, inside):
-            raise NeedsReview("inside_weight multiplies both operands, so it would be written twice; bind it to "
-                              "a name first")
         x, y = _times(x, inside), _times(y, inside)
     extra = {} if sigma2 == 1.0 else {"delta": ctx.expr(f"1.0 / {sigma2!r}")}
     loss: cst.BaseExpression = emit.call(ctx, site, "paddle.nn.functional.smooth_l1_loss", x, y,

@@ -392,8 +392,10 @@ def smooth_l1(x: Any, y: Any, inside_weight: Any = None, outside_weight: Any = N
         diff = diff * inside_weight
     magnitude = op("paddle.abs")(diff)
     quadratic = op("paddle.square")(diff) * (0.5 * sigma2)
-    linear = magnitude - 0.5 / sigma2
-    loss = paddle.where(magnitude < 1.0 / sigma2, quadratic, linear)
+    if sigma2 == 0.0:
+        loss = quadratic  # 1.8's bound 1 / sigma**2 is infinite: every term is the (zero) quadratic one
+    else:
+        loss = paddle.where(magnitude < 1.0 / sigma2, quadratic, magnitude - 0.5 / sigma2)
     if outside_weight is not None:
         loss = loss * outside_weight
     rows = op("paddle.reshape")(loss, [0, -1])
