@@ -137,6 +137,35 @@ def multiclass_nms(bboxes: Any, scores: Any, score_threshold: float, nms_top_k: 
     return _stopped(out)
 
 
+@adapter("paddle.fluid.layers.matrix_nms", "the `matrix_nms` operator (paddle.vision.ops.matrix_nms returns the "
+         "count per image beside it)")
+def matrix_nms(bboxes: Any, scores: Any, score_threshold: float, post_threshold: float, nms_top_k: int,
+               keep_top_k: int, use_gaussian: bool = False, gaussian_sigma: float = 2.0, background_label: int = 0,
+               normalized: bool = True, return_index: bool = False, name: Optional[str] = None) -> Any:
+    """1.8 `layers.matrix_nms` (`layers/detection.py:3397`): [label, score, x1, y1, x2, y2] rows kept per image,
+    LoD by image, and with `return_index` their indices into the flattened boxes. Paddle 3.3.1 keeps the
+    operator with 1.8's inputs and attributes, but gives the rows per image as counts (RoisNum) and sets no
+    LoD, so in a program the LoD is set from them (`lod_reset`), as 1.8's kernel set it. Where no image keeps
+    a box, 1.8's result had shape [0], Paddle 3's has [0, 6] ([0, 1] for the index): no rows in either."""
+    from runtime_shim.adapters.sequence_lod import lod_offsets
+    from runtime_shim.mode import in_legacy_static
+
+    attrs = {"background_label": int(background_label), "score_threshold": float(score_threshold),
+             "post_threshold": float(post_threshold), "nms_top_k": int(nms_top_k), "keep_top_k": int(keep_top_k),
+             "gaussian_sigma": float(gaussian_sigma), "use_gaussian": bool(use_gaussian),
+             "normalized": bool(normalized)}
+    inputs = {"BBoxes": bboxes, "Scores": scores}
+    if in_legacy_static():
+        out, index, per_image = run_op("matrix_nms", inputs, attrs, outputs=("Out", "Index", "RoisNum"),
+                                       dtype=(None, "int32", "int32"))
+        offsets = lod_offsets(op("paddle.cast")(per_image, "int64"))
+        out, index = (run_op("lod_reset", {"X": value, "Y": offsets}, {"target_lod": [], "append": False})
+                      for value in (out, index))
+    else:
+        out, index = run_op("matrix_nms", inputs, attrs, outputs=("Out", "Index"))
+    _stopped(out, index)
+    return (out, index) if return_index else out
+
 
 @adapter("paddle.fluid.layers.detection_output", "box_coder then the `multiclass_nms` operator (no 2.x API)")
 def detection_output(loc: Any, scores: Any, prior_box: Any, prior_box_var: Any, background_label: int = 0,

@@ -51,7 +51,7 @@ def _fill_int64(value: int) -> Any:
     return out
 
 
-def _lod_offsets(length: Any) -> Any:
+def lod_offsets(length: Any) -> Any:
     """LoD level-0 offsets `[0, l0, l0 + l1, ...]` as int32, the form `lod_reset` reads from input Y."""
     import paddle
 
@@ -105,7 +105,7 @@ def sequence_unpad(x: Any, length: Any, name: Optional[str] = None) -> Any:
     if len(x.shape) == 2:
         # 1.8 gave a 2-D input's steps a trailing dimension of 1 (sequence_unpad_op.cc InferShape).
         rows, _ = append_op("reshape2", {"X": rows}, {"shape": [-1, 1]}, outputs=("Out", "XShape"))
-    return append_op("lod_reset", {"X": rows, "Y": _lod_offsets(length)}, {"target_lod": [], "append": False})
+    return append_op("lod_reset", {"X": rows, "Y": lod_offsets(length)}, {"target_lod": [], "append": False})
 
 
 def _static_nn(name: str) -> Callable[..., Any]:
@@ -380,4 +380,4 @@ def sequence_reshape(input: Any, new_dim: int) -> Any:
     values = append_op("scale", {"X": lengths}, {"scale": float(width), "bias": 0.0, "bias_after_scale": True})
     scaled = append_op("elementwise_floordiv", {"X": values, "Y": _fill_int64(new_dim)}, {"axis": -1})
     rows, _ = append_op("reshape2", {"X": input}, {"shape": [-1, new_dim]}, outputs=("Out", "XShape"))
-    return append_op("lod_reset", {"X": rows, "Y": _lod_offsets(scaled)}, {"target_lod": [], "append": False})
+    return append_op("lod_reset", {"X": rows, "Y": lod_offsets(scaled)}, {"target_lod": [], "append": False})
