@@ -43,6 +43,34 @@ def affine_channel(x: Any, scale: Any = None, bias: Any = None, data_layout: str
                             {"data_layout": data_layout}), act)
 
 
+@adapter("paddle.fluid.layers.sigmoid_focal_loss", "1.8's rule from 2.x operators (paddle.nn.functional."
+         "sigmoid_focal_loss takes one-hot labels and does not floor log(p))")
+def sigmoid_focal_loss(x: Any, label: Any, fg_num: Any, gamma: float = 2.0, alpha: float = 0.25) -> Any:
+    """1.8 `layers.sigmoid_focal_loss` (op `sigmoid_focal_loss`, which Paddle 3.3.1 dropped): with p = sigmoid(x)
+    and fg = max(fg_num, 1), -alpha / fg * (1 - p)**gamma * log(p) in the column of the row's int32 label
+    (class c in column c - 1), -(1 - alpha) / fg * p**gamma * log(1 - p) in the others, 0 where the label
+    is -1. log(p)'s value is floored at log(FLT_MIN) while its gradient stays 1 - p, as 1.8's hand-written
+    gradient kernel had it; the same rule as the upgrade's (refactors/transformers/sigmoid_focal_loss.py)."""
+    tiny = 1.1754943508222875e-38  # FLT_MIN
+    columns = x.shape[-1] if x.shape[-1] >= 0 else op("paddle.shape")(x)[-1]
+    classes = op("paddle.arange")(1, columns + 1, dtype=label.dtype)
+    positive = op("paddle.cast")(op("paddle.equal")(label, classes), x.dtype)
+    negative = op("paddle.cast")(op("paddle.logical_and")(
+        op("paddle.not_equal")(label, op("paddle.full_like")(label, -1)),
+        op("paddle.not_equal")(label, classes)), x.dtype)
+    fg = op("paddle.cast")(op("paddle.maximum")(fg_num, op("paddle.ones_like")(fg_num)), x.dtype)
+    p = op("paddle.nn.functional.sigmoid")(x)
+    nonnegative = op("paddle.cast")(op("paddle.greater_equal")(x, op("paddle.zeros_like")(x)), x.dtype)
+    log_1mp = -x * nonnegative - op("paddle.log1p")(op("paddle.exp")(x - 2 * x * nonnegative))
+    log_p = log_1mp + x
+    floor = op("paddle.log")(op("paddle.clip")(p, min=tiny)) - log_p
+    floor.stop_gradient = True  # the floor's value only: the gradient is log(p)'s, 1 - p
+    log_p = log_p + floor
+    term_pos = op("paddle.pow")(op("paddle.clip")(1 - p, min=tiny), float(gamma)) * log_p
+    term_neg = op("paddle.pow")(op("paddle.clip")(p, min=tiny), float(gamma)) * log_1mp
+    return -positive * term_pos * (alpha / fg) - negative * term_neg * ((1 - alpha) / fg)
+
+
 @adapter("paddle.fluid.layers.lrn", "the `lrn` operator (paddle.nn.functional.local_response_norm scales "
          "alpha by 1/size)")
 def lrn(input: Any, n: int = 5, k: float = 1.0, alpha: float = 1e-4, beta: float = 0.75,
