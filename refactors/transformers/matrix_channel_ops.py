@@ -23,7 +23,6 @@ import libcst as cst
 
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site
-from refactors.scopes import descendants
 from refactors.transformers import emit, module_definitions, register
 
 MUL = '''\
@@ -50,28 +49,11 @@ def {name}(x, scale, bias, data_layout="NCHW"):
 '''
 
 
-# What may do something when evaluated: a `name=` holding one is not dropped (`prefix + '_affine'` is).
-_EFFECTS = (cst.Call, cst.NamedExpr, cst.Await, cst.Yield)
-
-
-def _module_function(ctx: Context, site: Site, node: cst.Call, base: str, template: str) -> cst.BaseExpression:
-    """The call made to the module's function `base`, with the same arguments but `name`."""
-    dropped = call_args.get(node, "name")
-    if dropped is not None and any(isinstance(n, _EFFECTS) for n in descendants(dropped.value)):
-        raise NeedsReview(f"`name={ctx.code(dropped.value).strip()}` would no longer be evaluated")
-    node = call_args.remove(node, "name")
-    # The function takes 1.8's parameters in 1.8's order, up to the dropped `name`.
-    params = [p.name for p in site.entry.args_list or ()] if site.entry is not None else []
-    params = params[:params.index("name")] if "name" in params else params
-    node = emit.positional_again(ctx, site, node, base, params=params)
-    return module_definitions.call_definition(ctx, site, node, base, template)
-
-
 @register("mul_matrices")
 def mul_matrices(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     for arg in ("x", "y"):
         emit.required(node, arg)
-    return _module_function(ctx, site, node, "fluid_mul", MUL)
+    return module_definitions.call_definition_without_name(ctx, site, node, "fluid_mul", MUL)
 
 
 @register("affine_channel")
@@ -88,4 +70,4 @@ def affine_channel(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
         node = call_args.remove(node, "act")
     if layout == "NCHW" and call_args.get(node, "data_layout") is not None:
         node = call_args.remove(node, "data_layout")
-    return apply(_module_function(ctx, site, node, "fluid_affine_channel", AFFINE_CHANNEL))
+    return apply(module_definitions.call_definition_without_name(ctx, site, node, "fluid_affine_channel", AFFINE_CHANNEL))

@@ -11,6 +11,7 @@ import libcst as cst
 from refactors.engine import Context, NeedsReview, Site
 from refactors import call_args
 from refactors.local_values import bound_once
+from refactors.scopes import descendants
 from refactors.transformers import emit
 
 
@@ -58,3 +59,21 @@ def call_definition(ctx: Context, site: Site, node: cst.Call, base: str, templat
         raise NeedsReview("called with *args/**kwargs")
     name = define_once(ctx, site, base, template, stdlib)
     return emit.converted(site, node.with_changes(func=cst.Name(name)))
+
+
+# What may do something when evaluated: a `name=` holding one is not dropped (`prefix + '_affine'` is).
+_EFFECTS = (cst.Call, cst.NamedExpr, cst.Await, cst.Yield)
+
+
+def call_definition_without_name(ctx: Context, site: Site, node: cst.Call, base: str,
+                                 template: str) -> cst.BaseExpression:
+    """call_definition for a 1.8 function whose `name` only named its output: the definition takes 1.8's
+    parameters in 1.8's order up to `name`, and the call the same arguments but `name`."""
+    dropped = call_args.get(node, "name")
+    if dropped is not None and any(isinstance(n, _EFFECTS) for n in descendants(dropped.value)):
+        raise NeedsReview(f"`name={ctx.code(dropped.value).strip()}` would no longer be evaluated")
+    node = call_args.remove(node, "name")
+    params = [p.name for p in site.entry.args_list or ()] if site.entry is not None else []
+    params = params[:params.index("name")] if "name" in params else params
+    node = emit.positional_again(ctx, site, node, base, params=params)
+    return call_definition(ctx, site, node, base, template)

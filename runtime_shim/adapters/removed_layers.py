@@ -71,6 +71,26 @@ def sigmoid_focal_loss(x: Any, label: Any, fg_num: Any, gamma: float = 2.0, alph
     return -positive * term_pos * (alpha / fg) - negative * term_neg * ((1 - alpha) / fg)
 
 
+@adapter("paddle.fluid.layers.iou_similarity", "1.8's rule from 2.x operators (no 2.x API)")
+def iou_similarity(x: Any, y: Any, box_normalized: bool = True, name: Optional[str] = None) -> Any:
+    """1.8 `layers.iou_similarity` (op `iou_similarity`, which Paddle 3.3.1 dropped): the [N, M] intersection
+    over union of the boxes x [N, 4] and y [M, 4], one pixel more per side where not normalized, in the
+    kernel's order of operations; x's LoD reaches the result through the element-wise operators (x is their
+    first operand), and it has no gradient, as 1.8's. The upgrade's rule too
+    (refactors/transformers/iou_similarity.py)."""
+    offset = 0.0 if box_normalized else 1.0
+    xmin1, ymin1, xmax1, ymax1 = op("paddle.split")(x, 4, axis=1)
+    xmin2, ymin2, xmax2, ymax2 = op("paddle.split")(op("paddle.transpose")(y, [1, 0]), 4, axis=0)
+    area1 = (ymax1 - ymin1 + offset) * (xmax1 - xmin1 + offset)
+    area2 = (ymax2 - ymin2 + offset) * (xmax2 - xmin2 + offset)
+    width = op("paddle.minimum")(xmax1, xmax2) - op("paddle.maximum")(xmin1, xmin2) + offset
+    height = op("paddle.minimum")(ymax1, ymax2) - op("paddle.maximum")(ymin1, ymin2) + offset
+    inter = op("paddle.clip")(width, min=0.0) * op("paddle.clip")(height, min=0.0)
+    out = inter / (area1 + area2 - inter)
+    out.stop_gradient = True
+    return out
+
+
 @adapter("paddle.fluid.layers.lrn", "the `lrn` operator (paddle.nn.functional.local_response_norm scales "
          "alpha by 1/size)")
 def lrn(input: Any, n: int = 5, k: float = 1.0, alpha: float = 1e-4, beta: float = 0.75,
