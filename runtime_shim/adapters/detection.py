@@ -167,6 +167,81 @@ def matrix_nms(bboxes: Any, scores: Any, score_threshold: float, post_threshold:
     return (out, index) if return_index else out
 
 
+def _round_half_away(value: Any) -> Any:
+    """C's round(): halves away from zero (`paddle.round` rounds them to even)."""
+    size = op("paddle.abs")(value)
+    whole = op("paddle.floor")(size)
+    return op("paddle.sign")(value) * (whole + op("paddle.cast")(size - whole >= 0.5, value.dtype))
+
+
+def _retina_decode(deltas: Any, anchors: Any, im_info: Any) -> Any:
+    """The boxes 1.8's retinanet_detection_output decodes from one level's deltas [N, M, 4] and anchors
+    [M, 4] (pixel sizes, +1), scaled back by each image's scale and clipped to its rounded size."""
+    dx, dy, dw, dh = op("paddle.split")(deltas, 4, axis=2)
+    ax0, ay0, ax1, ay1 = op("paddle.split")(anchors, 4, axis=1)
+    height, width, scale = (op("paddle.reshape")(part, [-1, 1, 1]) for part in op("paddle.split")(im_info, 3, axis=1))
+    anchor_w, anchor_h = ax1 - ax0 + 1, ay1 - ay0 + 1
+    center_x, center_y = dx * anchor_w + (ax0 + anchor_w / 2), dy * anchor_h + (ay0 + anchor_h / 2)
+    box_w, box_h = op("paddle.exp")(dw) * anchor_w, op("paddle.exp")(dh) * anchor_h
+    corners = [(center_x - box_w / 2) / scale, (center_y - box_h / 2) / scale,
+               (center_x + box_w / 2 - 1) / scale, (center_y + box_h / 2 - 1) / scale]
+    right, bottom = _round_half_away(width / scale) - 1, _round_half_away(height / scale) - 1
+    clipped = [op("paddle.clip")(op("paddle.minimum")(v, bound), min=0.0)
+               for v, bound in zip(corners, (right, bottom, right, bottom))]
+    return op("paddle.concat")(clipped, axis=2)
+
+
+@adapter("paddle.fluid.layers.retinanet_detection_output", "decoding, per-level top-k and the `multiclass_nms3` "
+         "operator, composed as 1.8's kernel ran them (no 2.x API)")
+def retinanet_detection_output(bboxes: Sequence[Any], scores: Sequence[Any], anchors: Sequence[Any], im_info: Any,
+                               score_threshold: float = 0.05, nms_top_k: int = 1000, keep_top_k: int = 100,
+                               nms_threshold: float = 0.3, nms_eta: float = 1.0) -> Any:
+    """1.8 `layers.retinanet_detection_output` (`layers/detection.py:2959`; Paddle 3.3.1 dropped the operator):
+    per image and FPN level, the (anchor, class) scores above `score_threshold` (above 0 on the last level),
+    the best `nms_top_k` of them (ties in index order); their anchors' boxes decoded, scaled back and
+    clipped; class-wise NMS over all levels (pixel IoU) and the best `keep_top_k`; rows [label + 1, score,
+    box] by descending score, LoD by image, no gradient. 1.8 ran the operator with nms_eta 1.0 whatever
+    was passed (`detection.py:3106`), so the NMS threshold never adapts.
+
+    The NMS is the `multiclass_nms3` operator, whose per-class order (score, then index over the levels
+    in order) and keep_top_k are 1.8's: scores not selected are -inf under a threshold of -FLT_MAX. Its
+    rows come grouped by class; a stable sort by score within each image restores 1.8's order."""
+    import paddle
+
+    from runtime_shim.adapters.sequence_lod import lod_offsets
+    from runtime_shim.mode import in_legacy_static
+
+    kept, boxes = [], []
+    for level, (deltas, score, anchor) in enumerate(zip(bboxes, scores, anchors)):
+        threshold = float(score_threshold) if level < len(scores) - 1 else 0.0
+        flat = op("paddle.reshape")(score, [0, -1])
+        chosen = op("paddle.ones_like")(flat)
+        if int(nms_top_k) > -1:
+            order = op("paddle.argsort")(flat, axis=1, descending=True, stable=True)
+            best = op("paddle.slice")(order, axes=[1], starts=[0], ends=[int(nms_top_k)])
+            chosen = op("paddle.put_along_axis")(op("paddle.zeros_like")(flat), best, 1.0, axis=1)
+        selected = op("paddle.logical_and")(chosen > 0.5, flat > threshold)
+        masked = op("paddle.where")(selected, flat, op("paddle.full_like")(flat, float("-inf")))
+        kept.append(op("paddle.reshape")(masked, [0, -1, score.shape[-1]]))
+        boxes.append(_retina_decode(deltas, anchor, im_info))
+    out, _, per_image = run_op("multiclass_nms3", {
+        "BBoxes": op("paddle.concat")(boxes, axis=1),
+        "Scores": op("paddle.transpose")(op("paddle.concat")(kept, axis=1), [0, 2, 1])}, {
+        "background_label": -1, "score_threshold": -3.4028234663852886e38, "nms_top_k": -1,
+        "nms_threshold": float(nms_threshold), "nms_eta": 1.0, "keep_top_k": int(keep_top_k),
+        "normalized": False}, outputs=("Out", "Index", "NmsRoisNum"), dtype=(None, "int32", "int32"))
+    image = op("paddle.repeat_interleave")(op("paddle.arange")(0, op("paddle.shape")(per_image)[0], dtype="int32"),
+                                            per_image)
+    by_score = op("paddle.argsort")(out[:, 1], descending=True, stable=True)
+    order = op("paddle.gather")(by_score, op("paddle.argsort")(op("paddle.gather")(image, by_score), stable=True))
+    rows = op("paddle.gather")(out, order)
+    out = op("paddle.concat")([rows[:, :1] + 1, rows[:, 1:]], axis=1)
+    if in_legacy_static():
+        out = run_op("lod_reset", {"X": out, "Y": lod_offsets(op("paddle.cast")(per_image, paddle.int64))},
+                     {"target_lod": [], "append": False})
+    return _stopped(out)
+
+
 @adapter("paddle.fluid.layers.detection_output", "box_coder then the `multiclass_nms` operator (no 2.x API)")
 def detection_output(loc: Any, scores: Any, prior_box: Any, prior_box_var: Any, background_label: int = 0,
                      nms_threshold: float = 0.3, nms_top_k: int = 400, keep_top_k: int = 200,
