@@ -1027,6 +1027,14 @@ case("paddle.vision.ops.yolo_loss", lambda fn, env: fn(
 case("paddle.vision.ops.box_coder", lambda fn, env: fn(
     env.data(np.array([[1, 2, 9, 8], [0, 0, 4, 6]], "float32")), [0.1, 0.1, 0.2, 0.2],
     env.data(np.array([[2, 2, 8, 9], [1, 0, 5, 5], [3, 1, 7, 12]], "float32"))))
+_ROI_FEAT = (_rng.uniform(0, 1, (2, 2, 6, 6)) + 1).astype("float32")
+_ROIS = np.array([[0.5, 1.0, 7.0, 9.5], [2.0, 0.0, 11.0, 6.0], [1.0, 1.0, 4.0, 4.0]], "float32")
+case("paddle.vision.ops.roi_align", lambda fn, env: fn(
+    env.data(_ROI_FEAT), env.data(_ROIS), env.data(np.array([2, 1], "int32")), output_size=(2, 3),
+    spatial_scale=0.5, sampling_ratio=2, aligned=False))
+case("paddle.vision.ops.roi_pool", lambda fn, env: fn(
+    env.data(_ROI_FEAT), env.data(_ROIS), env.data(np.array([1, 2], "int32")), output_size=(3, 2),
+    spatial_scale=0.5))
 case("paddle.nn.functional.gather_tree", lambda fn, env: fn(
     env.data(np.array([[[2, 2], [6, 1]], [[3, 9], [6, 1]], [[0, 1], [9, 0]]], "int64")),
     env.data(np.array([[[0, 0], [1, 1]], [[1, 0], [1, 0]], [[0, 0], [0, 1]]], "int64"))))

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from refactors import findings as F
 from refactors.engine import Context, Site
 from refactors.transformers import emit, module_definitions, register
+
+SEQUENCE_EXPAND, SINCE = "paddle.static.nn.sequence_expand", "2.2"  # what the function calls, and since when
 
 BOX_CLIP = '''\
 def {name}(input, im_info):
@@ -45,4 +48,6 @@ def {name}(input, im_info):
 def box_clip_per_image(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     for arg in ("input", "im_info"):
         emit.required(node, arg)
-    return module_definitions.call_definition_without_name(ctx, site, node, "box_clip", BOX_CLIP)
+    converted = module_definitions.call_definition_without_name(ctx, site, node, "box_clip", BOX_CLIP)
+    ctx.report(site, F.NEWER_PADDLE, "info", F.newer_paddle(site.name, SEQUENCE_EXPAND, SINCE), True)
+    return converted
