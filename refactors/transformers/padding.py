@@ -3,8 +3,11 @@
 1.8 reads `paddings` as (top, bottom, left, right) (`layers/nn.py:10267`); 2.x `F.pad` on a 4-D tensor
 reads (left, right, top, bottom) (it pads the last axis first). 1.8 calls the border-copying mode
 'edge', 2.x 'replicate'; 'constant' and 'reflect' keep their names. A list or tuple of four written in
-the call is reordered in place; `paddings` given any other way (a name, or 1.8's Tensor form) cannot be
-reordered from the text, so the call is left for review, as is a `mode` that is not a literal.
+the call is reordered in place. `paddings` given by a name, an attribute or an item of those (a list,
+a tuple, an array or 1.8's Tensor form, `self.outpadding`) is read item by item in 2.x's order,
+`[p[2], p[3], p[0], p[1]]`, which 3.3.1's `F.pad` takes in both modes, Tensor items too (checked there;
+`fixtures/legacy/pad2d_paddings_dygraph.py`); any other expression is left for review, as is a `mode`
+that is not a literal.
 """
 from __future__ import annotations
 
@@ -22,13 +25,15 @@ def _has_side_effects(node: cst.CSTNode) -> bool:
     return isinstance(node, _SIDE_EFFECTS) or any(_has_side_effects(c) for c in node.children)
 
 
-def _reordered(ctx: Context, paddings: cst.BaseExpression) -> cst.BaseExpression:
+def _reordered(ctx: Context, site: Site, paddings: cst.BaseExpression) -> cst.BaseExpression:
     """[top, bottom, left, right] written as [left, right, top, bottom], keeping the layout."""
+    if not isinstance(paddings, (cst.List, cst.Tuple)) and emit.repeatable(ctx, site, paddings):
+        return ctx.template("[{p}[2], {p}[3], {p}[0], {p}[1]]", p=emit.receiver(paddings))
     if not isinstance(paddings, (cst.List, cst.Tuple)) or len(paddings.elements) != 4 \
             or any(isinstance(e, cst.StarredElement) for e in paddings.elements):
-        raise NeedsReview(f"`paddings={ctx.code(paddings).strip()}` is not a list of four: 1.8 reads it as "
-                          f"[top, bottom, left, right] and 2.x F.pad as [left, right, top, bottom]; reorder it "
-                          f"by hand")
+        raise NeedsReview(f"`paddings={ctx.code(paddings).strip()}` is neither a list of four nor a name: 1.8 "
+                          f"reads it as [top, bottom, left, right] and 2.x F.pad as [left, right, top, bottom]; "
+                          f"reorder it by hand")
     if _has_side_effects(paddings):
         raise NeedsReview("reordering `paddings` would change the order its calls run in; bind them to names "
                           "first")
@@ -52,6 +57,6 @@ def _mode(ctx: Context, node: cst.Call) -> cst.Call:
 def pad2d_order(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     paddings = call_args.get(node, "paddings")
     if paddings is not None:
-        node = call_args.set_value(node, "paddings", _reordered(ctx, paddings.value))
+        node = call_args.set_value(node, "paddings", _reordered(ctx, site, paddings.value))
     node = _mode(ctx, node)
     return emit.converted(site, emit.finish(ctx, site, node))
