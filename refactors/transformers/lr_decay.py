@@ -3,6 +3,8 @@
 - Dygraph classes (`dygraph/learning_rate_scheduler.py:44-50`): every `minimize()` computed the rate
   at `step_num` and then added `step` to it, from `begin`. 2.x: `paddle.optimizer.lr.X(...,
   last_epoch=begin - 1)` starts at `begin`, and `scheduler.step()` must follow each optimizer step.
+  A `step` other than 1 is folded into PiecewiseDecay's boundaries (`_piecewise_boundaries`); the
+  other formulas are left for review with it.
 - Static functions (`layers/learning_rate_scheduler.py:45-50`): the rate is computed in the graph from
   a counter that starts at 0 and grows by one per run of the program. 2.x: the scheduler, stepped
   once per iteration. (In dygraph, the same functions return the classes above with `begin=0`.)
@@ -37,7 +39,7 @@ import libcst as cst
 from api_mapping.namespaces import OPTIMIZERS
 from refactors import call_args, zero_d
 from refactors import findings as F
-from refactors.engine import Context, NeedsReview, Site, same_literal
+from refactors.engine import Context, NeedsReview, Site, literal, same_literal
 from refactors.scopes import Scope, dotted
 from refactors.statement_visitor import StatementVisitor
 from refactors.transformers import SCOPE, emit, lr_in_program, register
@@ -154,14 +156,18 @@ def _scheduler(ctx: Context, site: Site, node: cst.Call, dygraph: bool) -> cst.C
         raise NeedsReview(f"no 2.x scheduler known for {short}")
     target, new = builder(ctx, node)
     if dygraph:
-        step = call_args.get(node, "step")
-        if step is not None and not same_literal(step.value, "1", ctx):
-            raise NeedsReview("step= other than 1: 2.x schedulers advance by one")
         param = site.entry.param("begin")
         begin = call_args.get(node, "begin")
         source = ctx.code(begin.value).strip() if begin is not None else (param.default if param else None)
         if source is None:
             raise NeedsReview("`begin` is missing")
+        step = call_args.get(node, "step")
+        stepped = step is not None and not same_literal(step.value, "1", ctx)
+        if short == "PiecewiseDecay":
+            new = _piecewise_boundaries(ctx, node, new, begin.value if begin is not None else ctx.expr(source),
+                                        step.value if stepped else None)
+        elif stepped:
+            raise NeedsReview("step= other than 1: 2.x schedulers advance by one")
     else:
         source = _STATIC_BEGIN.get(short, "0")
     try:
@@ -171,6 +177,76 @@ def _scheduler(ctx: Context, site: Site, node: cst.Call, dygraph: bool) -> cst.C
     if last != "-1":
         new = call_args.add(new, "last_epoch", ctx.expr(last))
     return emit.positional_again(ctx, site, new, LR + target).with_changes(func=emit.name(ctx, site, LR + target))
+
+
+def _piecewise_boundaries(ctx: Context, node: cst.Call, new: cst.Call, begin: cst.BaseExpression,
+                          step: Optional[cst.BaseExpression]) -> cst.Call:
+    """The boundaries 2.x's PiecewiseDecay needs for 1.8's dygraph class (`dygraph/learning_rate_scheduler.py:173`).
+
+    1.8's k-th rate is the one at `begin + k * step`; 2.x's, after `last_epoch=begin - 1` and k steps, at
+    `begin + k`: `begin + k * step < b` is `begin + k < begin + ceil((b - begin) / step)`, the boundary
+    2.x takes. 1.8 took as many values as boundaries too (the last one then serves from the last but one
+    boundary on), where 2.x wants one value more: the last boundary goes. Both checked on 1.8.5 and 3.3.1
+    (fixtures/legacy/piecewise_step_dygraph.py)."""
+    boundaries = call_args.get(new, "boundaries")
+    values = call_args.get(new, "values")
+    if boundaries is None or values is None:
+        raise NeedsReview("`boundaries` or `values` is missing")
+    count, written = _length(ctx, values.value), boundaries.value
+    if step is not None:
+        numbers = [_literal_int(ctx, e) for e in (begin, step)]
+        known = _literal_value(ctx, written)
+        if None in numbers or numbers[1] <= 0 or not isinstance(known, (list, tuple)) \
+                or not all(_is_int(b) for b in known):
+            raise NeedsReview("step= other than 1: 2.x schedulers advance by one, and the boundaries and "
+                              "`begin` are not integers written here to scale them by")
+        first, size = numbers
+        scaled = [first - (first - b) // size for b in known]  # ceil division, exact for integers
+        written = ctx.expr(repr(scaled))
+    length = _length(ctx, written)
+    if count is not None and length is not None and count == length:
+        if length == 1:
+            raise NeedsReview("one boundary and one value: 2.x's PiecewiseDecay needs a value more")
+        written = _first(ctx, written, length - 1)
+    elif count is not None and length is not None and count < length:
+        raise NeedsReview("fewer values than boundaries: 1.8 raised IndexError at the steps between the "
+                          "boundaries past its last value")
+    return new if written is boundaries.value else call_args.set_value(new, "boundaries", written)
+
+
+def _literal_value(ctx: Context, node: cst.BaseExpression):
+    try:
+        return literal(node, ctx)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _literal_int(ctx: Context, node: cst.BaseExpression) -> Optional[int]:
+    value = _literal_value(ctx, node)
+    return value if _is_int(value) else None
+
+
+def _length(ctx: Context, node: cst.BaseExpression) -> Optional[int]:
+    """The number of items of a list or tuple written here or fixed by the file; None when unknown."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return None
+        return len(node.elements)
+    value = _literal_value(ctx, node)
+    return len(value) if isinstance(value, (list, tuple)) else None
+
+
+def _first(ctx: Context, node: cst.BaseExpression, count: int) -> cst.BaseExpression:
+    """The first `count` items: the list written here cut short, else `node[:count]`."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        kept = list(node.elements[:count])
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return node.with_changes(elements=kept)
+    return ctx.template(f"{{node}}[:{count}]", node=emit.receiver(node))
 
 
 # -- stepping ------------------------------------------------------------------------------------
