@@ -247,13 +247,19 @@ def stdlib_module(ctx: Context, site: Site, module: str) -> cst.Name:
 
     NeedsReview when the name is bound to something else where the call is.
     """
-    scope = ctx.resolver.binding_scope(module, site.scope)
-    if scope is not None:
-        imported = any(isinstance(stmt, cst.SimpleStatementLine) and any(
-            isinstance(small, cst.Import) and any(a.asname is None and dotted(a.name) == module
-                                                  for a in small.names) for small in stmt.body)
-            for stmt in ctx.module.body)
-        if scope is not ctx.resolver.module_scope or len(scope.bindings[module]) != 1 or not imported:
-            raise NeedsReview(f"the name `{module}` is bound to something else here")
+    if not stdlib_free(ctx, site.scope, module):
+        raise NeedsReview(f"the name `{module}` is bound to something else here")
     ctx.imports.add(module)
     return cst.Name(module)
+
+
+def stdlib_free(ctx: Context, at: Scope, module: str) -> bool:
+    """Whether the name `module` in scope `at` is free, or that module imported once at module level."""
+    scope = ctx.resolver.binding_scope(module, at)
+    if scope is None:
+        return True
+    imported = any(isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(small, cst.Import) and any(a.asname is None and dotted(a.name) == module
+                                              for a in small.names) for small in stmt.body)
+        for stmt in ctx.module.body)
+    return scope is ctx.resolver.module_scope and len(scope.bindings[module]) == 1 and imported

@@ -12,9 +12,9 @@
   gamma=rate ** (1 / decay_steps))`, or `StepDecay(lr, decay_steps, rate)` when floored (staircase);
   `lr * exp(-rate * step / decay_steps)` is `NaturalExpDecay(lr, rate / decay_steps)`;
   `lr / (1 + rate * step / decay_steps)` is `InverseTimeDecay(lr, rate / decay_steps)`; piecewise,
-  polynomial and Noam keep their formulas. Floored natural-exp and inverse-time decays, the
-  per-epoch cosine decay and 1.8's warm-up (whose dygraph and static formulas differ) have no 2.x
-  scheduler computing the same rates: left for review.
+  polynomial and Noam keep their formulas; the per-epoch cosine decay is a `LambdaDecay` of its
+  formula. Floored natural-exp and inverse-time decays and 1.8's warm-up (whose dygraph and static
+  formulas differ) have no 2.x scheduler computing the same rates: left for review.
 
 Stepping, dygraph: when the schedule is given (directly, or through a name) as `learning_rate=` of an
 optimizer assigned to a name in the same function, and that optimizer's `minimize(...)` is called
@@ -119,14 +119,26 @@ def _linear_warmup(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
     return "LinearWarmup", _only(node, ("learning_rate", "warmup_steps", "start_lr", "end_lr"), {})
 
 
+def _cosine(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
+    """1.8's cosine decay holds the rate for an epoch: `lr * 0.5 * (cos(floor(step / step_each_epoch) * pi /
+    epochs) + 1)` (`layers/learning_rate_scheduler.py:455`, `dygraph/learning_rate_scheduler.py:556`);
+    2.x's CosineAnnealingDecay moves every step, so the formula goes to LambdaDecay. The two numbers are
+    default values of the lambda, read once as 1.8 read them when the schedule was made."""
+    assert ctx.site is not None
+    math = emit.stdlib_module(ctx, ctx.site, "math")
+    rate = ctx.template("lambda epoch, step_each_epoch={steps}, epochs={epochs}: 0.5 * ({math}.cos({math}.floor("
+                        "epoch / step_each_epoch) * {math}.pi / epochs) + 1)",
+                        steps=emit.required(node, "step_each_epoch"), epochs=emit.required(node, "epochs"),
+                        math=math)
+    return "LambdaDecay", _only(node, ("learning_rate",), {"lr_lambda": rate})
+
+
 def _unsupported(why: str) -> Builder:
     def build(ctx: Context, node: cst.Call) -> Tuple[str, cst.Call]:
         raise NeedsReview(why)
     return build
 
 
-_COSINE = ("1.8's cosine decay is constant within an epoch; no 2.x scheduler computes it "
-           "(paddle.optimizer.lr.LambdaDecay can)")
 _WARMUP = ("1.8's warm-up formula differs between dygraph (no start_lr, from step 1) and static graphs; "
            "write paddle.optimizer.lr.LinearWarmup for the mode this code runs in")
 
@@ -138,7 +150,7 @@ _BUILDERS: Dict[str, Builder] = {
     "PolynomialDecay": _polynomial, "polynomial_decay": _polynomial,
     "PiecewiseDecay": _piecewise, "piecewise_decay": _piecewise,
     "NoamDecay": _noam, "noam_decay": _noam,
-    "CosineDecay": _unsupported(_COSINE), "cosine_decay": _unsupported(_COSINE),
+    "CosineDecay": _cosine, "cosine_decay": _cosine,
     "LinearLrWarmup": _linear_warmup, "linear_lr_warmup": _unsupported(_WARMUP),
 }
 
@@ -203,15 +215,23 @@ def _piecewise_boundaries(ctx: Context, node: cst.Call, new: cst.Call, begin: cs
         first, size = numbers
         scaled = [first - (first - b) // size for b in known]  # ceil division, exact for integers
         written = ctx.expr(repr(scaled))
+    why = piecewise_left(ctx, written, values.value)
+    if why is not None:
+        raise NeedsReview(why)
     length = _length(ctx, written)
-    if count is not None and length is not None and count == length:
-        if length == 1:
-            raise NeedsReview("one boundary and one value: 2.x's PiecewiseDecay needs a value more")
+    if length is not None and count == length:
         written = _first(ctx, written, length - 1)
-    elif count is not None and length is not None and count < length:
-        raise NeedsReview("fewer values than boundaries: 1.8 raised IndexError at the steps between the "
-                          "boundaries past its last value")
     return new if written is boundaries.value else call_args.set_value(new, "boundaries", written)
+
+
+def piecewise_left(ctx: Context, boundaries: cst.BaseExpression, values: cst.BaseExpression) -> Optional[str]:
+    """Why 1.8's dygraph PiecewiseDecay with these boundaries and values has no 2.x form, or None."""
+    count, length = _length(ctx, values), _length(ctx, boundaries)
+    if count is None or length is None or count > length:
+        return None
+    if count < length:
+        return "fewer values than boundaries: 1.8 raised IndexError at the steps between the boundaries past its last value"
+    return "one boundary and one value: 2.x's PiecewiseDecay needs a value more" if length == 1 else None
 
 
 def _literal_value(ctx: Context, node: cst.BaseExpression):
@@ -515,8 +535,11 @@ def lr_decay_static(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpress
     if not lr_in_program.applies(ctx):
         new = _scheduler(ctx, site, node, dygraph=False)
         return _step_after_runs(ctx, site, new) or _todo_step(ctx, site, new, _assigned_name(ctx, site))
+    imports = set(ctx.imports)
     try:
         stepped = _step_after_runs(ctx, site, _scheduler(ctx, site, node, dygraph=False))
     except NeedsReview:  # no 2.x scheduler computes it
         stepped = None
+    if stepped is None:  # the scheduler form is dropped, and with it what it imported (cosine's `math`)
+        ctx.imports.intersection_update(imports)
     return stepped or emit.converted(site, lr_in_program.rate(ctx, site, node, _assigned_name(ctx, site)))

@@ -28,9 +28,9 @@ import libcst as cst
 from refactors.engine import Context, Site
 from refactors.local_values import assigned_name, statements
 from refactors.scopes import Scope, descendants, dotted
-from refactors.transformers import callers
+from refactors.transformers import callers, emit
 from refactors.transformers.lr_decay import (_MinimizeInLoops, _optimizer_assignment, _optimizers_using, _runs_in_loops,
-                                             static_graph)
+                                             piecewise_left, static_graph)
 
 Condition = Tuple[cst.BaseExpression, bool]  # an `if` test, and whether the schedule is in its body
 
@@ -138,7 +138,7 @@ _PLANNED = "lr_decay_elsewhere: stepped in callees"
 # Schedules whose conversion cannot fail on arguments this plan does not check (`step`, `begin` and
 # `staircase` are checked): the steps are written before the pass reaches the schedule.
 _ALWAYS_CONVERTED = {"PiecewiseDecay", "piecewise_decay", "NoamDecay", "noam_decay", "PolynomialDecay",
-                     "polynomial_decay", "ExponentialDecay", "exponential_decay"}
+                     "polynomial_decay", "ExponentialDecay", "exponential_decay", "CosineDecay", "cosine_decay"}
 
 
 def plan(ctx: Context) -> None:
@@ -185,8 +185,17 @@ def _dygraph_schedule(ctx: Context, call: cst.Call) -> bool:
     params = [p.name for p in entry.args_list or ()]
     first_checked = min((params.index(n) for n in checked if n in params), default=len(params))
     positional = sum(1 for a in call.args if a.keyword is None)
-    return dygraph and not any(a.star for a in call.args) and positional <= first_checked and not any(
-        a.keyword is not None and a.keyword.value in checked for a in call.args)
+    if not dygraph or any(a.star for a in call.args) or positional > first_checked or any(
+            a.keyword is not None and a.keyword.value in checked for a in call.args):
+        return False
+    if entry.name.rsplit(".", 1)[-1] in ("CosineDecay", "cosine_decay") and ref is not None:
+        return emit.stdlib_free(ctx, ref.scope, "math")  # its formula reads `math`
+    if entry.name.endswith(".PiecewiseDecay"):  # its boundaries and values may not fit 2.x's (lr_decay.py)
+        given = {a.keyword.value if a.keyword is not None else params[i]: a.value for i, a in enumerate(call.args)}
+        if "boundaries" not in given or "values" not in given:
+            return False
+        return piecewise_left(ctx, given["boundaries"], given["values"]) is None
+    return True
 
 
 def _minimize_in_callees(ctx: Context, module: Scope, optimizer: str,

@@ -9,8 +9,7 @@ advances on each run of the program whoever runs it, in any module, through a `C
 no `scheduler.step()` to write: 1.8's numbers by construction.
 
 `lr_decay.py` writes this form for a static schedule whose runs it cannot step (its scheduler form
-needs every run in sight), and for the schedules no 2.x scheduler computes: the per-epoch cosine decay,
-the static warm-up, the floored natural-exp and inverse-time decays. The warm-up reads its
+needs every run in sight), and for the schedules no 2.x scheduler computes: the static warm-up, the floored natural-exp and inverse-time decays. The warm-up reads its
 `learning_rate` in the program: a number, or a rate the program computes (a schedule written in this
 form, here or bound to a name before); a 2.x scheduler object there is left for review. With
 `--no-shim` the file runs on PIR, where a 2.x optimizer takes no Variable: nothing is written here.
