@@ -249,17 +249,31 @@ def stdlib_module(ctx: Context, site: Site, module: str) -> cst.Name:
     """
     if not stdlib_free(ctx, site.scope, module):
         raise NeedsReview(f"the name `{module}` is bound to something else here")
-    ctx.imports.add(module)
+    if ctx.resolver.binding_scope(module, site.scope) in (None, ctx.resolver.module_scope):
+        ctx.imports.add(module)  # (a function that imports it itself needs no module-level import)
     return cst.Name(module)
 
 
 def stdlib_free(ctx: Context, at: Scope, module: str) -> bool:
-    """Whether the name `module` in scope `at` is free, or that module imported once at module level."""
+    """Whether the name `module` in scope `at` is free, or that module imported once at module level, or
+    once by a statement of a function's own body before the statement being upgraded (`import os` first
+    thing in a method)."""
     scope = ctx.resolver.binding_scope(module, at)
     if scope is None:
         return True
-    imported = any(isinstance(stmt, cst.SimpleStatementLine) and any(
-        isinstance(small, cst.Import) and any(a.asname is None and dotted(a.name) == module
-                                              for a in small.names) for small in stmt.body)
-        for stmt in ctx.module.body)
-    return scope is ctx.resolver.module_scope and len(scope.bindings[module]) == 1 and imported
+    if len(scope.bindings[module]) != 1:
+        return False
+    if scope is ctx.resolver.module_scope:
+        return any(_imports(stmt, module) for stmt in ctx.module.body)
+    if not isinstance(scope.node, cst.FunctionDef) or not isinstance(scope.node.body, cst.IndentedBlock):
+        return False
+    body = list(scope.node.body.body)
+    current = next((i for i, stmt in enumerate(body) if any(stmt is s for s in ctx.statements)), None)
+    return current is not None and any(_imports(stmt, module) for stmt in body[:current])
+
+
+def _imports(stmt: cst.CSTNode, module: str) -> bool:
+    """Whether the statement is `import <module>` (among others, without `as`)."""
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(small, cst.Import) and any(a.asname is None and dotted(a.name) == module for a in small.names)
+        for small in stmt.body)
