@@ -7,8 +7,12 @@ literal, or from what the file fixes (refactors.constants: `shape=image_shape` w
 shape with a known `None` or negative entry, or `append_batch_size=False`, is passed as written, whatever
 its other entries (`[-1, args.max_len]`, `[-1] + list(v.shape)`). A shape known only at run time that
 reads names, attributes and items only (`self.data_shape`, `[3, IMAGE_SIZE[1], IMAGE_SIZE[0]]`) gets the
-rule written out (`_ruled`); one computed by a call is left for review. `stop_gradient` (always True for data
-in 2.x) and `type` have no 2.x argument: a different value is left for review.
+rule written out (`_ruled`); one computed by a call is left for review. `type` has no 2.x argument: a
+value is left for review. Nor has `stop_gradient` (2.x data is always made with True): `False`, which
+1.8 set on the variable (gradients then flow to it, `fluid.gradients(y, x)`), is set after the call,
+`x.stop_gradient = False` after `x = <call>`, and elsewhere (a list comprehension of data, as in
+PaddleCV/tracking) by a function written into the module that sets it and returns the variable;
+`fixtures/legacy/data_stop_gradient_static.py`.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ import libcst as cst
 from refactors import call_args
 from refactors.constants import UNKNOWN, Some
 from refactors.engine import Context, NeedsReview, Site, same_literal
-from refactors.transformers import emit, register
+from refactors.transformers import emit, module_definitions, register
 
 
 def _shape_source(shape) -> str:
@@ -34,8 +38,10 @@ def data_batch_dim(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     if not isinstance(append, bool):
         raise NeedsReview("append_batch_size is not a bool")
     stop_gradient = call_args.get(node, "stop_gradient")
-    if stop_gradient is not None and not same_literal(stop_gradient.value, "True", ctx):
-        raise NeedsReview("stop_gradient=False has no 2.x argument; set `.stop_gradient` on the result")
+    trainable = stop_gradient is not None and not same_literal(stop_gradient.value, "True", ctx)
+    if trainable and not same_literal(stop_gradient.value, "False", ctx):  # type: ignore[union-attr]
+        raise NeedsReview("stop_gradient is not a literal bool: 2.x data has no such argument; set "
+                          "`.stop_gradient` on the result")
     if call_args.get(node, "type") is not None:
         raise NeedsReview("type= has no 2.x argument")
     shape = _final_shape(ctx, shape_node, append)
@@ -44,7 +50,35 @@ def data_batch_dim(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     if call_args.get(new, "dtype") is None:
         # 1.8's default, independent of 2.x's settable default dtype.
         new = call_args.add(new, "dtype", cst.SimpleString("'float32'"))
+    if trainable:
+        return emit.converted(site, _with_gradient(ctx, site, emit.finish(ctx, site, new)))
     return emit.converted(site, emit.finish(ctx, site, new))
+
+
+# Written once into a module whose data calls set stop_gradient=False where no statement can follow.
+WITH_GRADIENT = '''\
+def {name}(variable):
+    """1.8's fluid.layers.data(..., stop_gradient=False) (paddle-upgrade): gradients flow to the variable."""
+    variable.stop_gradient = False
+    return variable
+'''
+
+
+def _with_gradient(ctx: Context, site: Site, data: cst.BaseExpression) -> cst.BaseExpression:
+    """The data variable `data` makes, with stop_gradient False: set by a statement after `target = <call>`
+    (a name or an attribute chain), else by the module's function that sets it."""
+    statement = ctx.statements[-1] if ctx.statements else None
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and small.value is site.call \
+                and isinstance(small.targets[0].target, (cst.Name, cst.Attribute)) \
+                and emit.pure(small.targets[0].target):
+            target = small.targets[0].target
+            ctx.insert_around(statement, after=[cst.SimpleStatementLine([cst.Assign(
+                [cst.AssignTarget(cst.Attribute(target, cst.Name("stop_gradient")))], cst.Name("False"))])])
+            return data
+    name = module_definitions.define_once(ctx, site, "with_gradient", WITH_GRADIENT)
+    return cst.Call(cst.Name(name), [cst.Arg(data)])
 
 
 def _final_shape(ctx: Context, shape: cst.BaseExpression, append: bool) -> cst.BaseExpression:
