@@ -10,8 +10,9 @@
 - `embedding_layer`: 1.8 `dygraph.Embedding(size=[V, D])` becomes `nn.Embedding(V, D)`.
 - `full_reduce_shape1`: a full reduction gives shape `[1]` in 1.8 (`layers/nn.py:5672`) and 0-D in
   Paddle >= 2.5, the idiomatic 2.x result; the 1.8 reads that index it (`loss.numpy()[0]`) are made
-  scalar reads (`refactors.zero_d`). Where `dim` or `keep_dim` is known at run time only, the result
-  is wrapped in `paddle.atleast_1d`, which is 1.8's shape rule (never 0-D).
+  scalar reads (`refactors.zero_d`). Where `dim` or `keep_dim` is known at run time only, or the
+  result is an item of a list (to be concatenated or stacked), it is wrapped in `paddle.atleast_1d`,
+  which is 1.8's shape rule (never 0-D).
 - `all_finite`: 1.8 `isfinite` reduces to one bool; 2.x's is element-wise: `paddle.all(paddle.isfinite(x))`.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ import libcst as cst
 
 from refactors import call_args, findings as F, zero_d
 from refactors.engine import Context, NeedsReview, Site, same_literal
+from refactors.scopes import descendants
 from refactors.transformers import emit, register
 
 
@@ -91,8 +93,26 @@ def full_reduce_shape1(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpr
         return emit.converted(site, reduced)
     if keep_dim is not False:
         raise NeedsReview("keep_dim is not a bool literal")
+    if _listed(ctx, site):
+        ctx.report(site, F.NEWER_PADDLE, "info", F.newer_paddle(site.name, ATLEAST_1D, ATLEAST_1D_SINCE), True)
+        return emit.converted(site, emit.call(ctx, site, ATLEAST_1D, reduced))
     zero_d.produced(ctx, site)
     return emit.converted(site, reduced)
+
+
+def _listed(ctx: Context, site: Site) -> bool:
+    """Whether the reduction is an item of a list written here, or what a list comprehension or generator
+    makes: such lists go to `concat` (BERT's fp16.py: `concat([reduce_sum(g) for [_, g] in pairs])`) or
+    `stack`, which 3.3.1 refuses for 0-D tensors or stacks to another shape, so 1.8's [1] is kept."""
+    statement = ctx.statements[-1] if ctx.statements else None
+    if statement is None or site.call is None:
+        return False
+    for node in descendants(statement):
+        if isinstance(node, cst.List) and any(e.value is site.call for e in node.elements):
+            return True
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)) and node.elt is site.call:
+            return True
+    return False
 
 
 ATLEAST_1D, ATLEAST_1D_SINCE = "paddle.atleast_1d", "2.6"  # absent from the 2.0.2 wheel, in 2.6's and 3.3.1's

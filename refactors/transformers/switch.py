@@ -17,7 +17,7 @@ Otherwise the block is left for review (runtime_shim serves `Switch`).
 """
 from __future__ import annotations
 
-from typing import List, Optional, Set, Tuple
+from typing import FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -118,8 +118,8 @@ def _check(ctx: Context, site: Site, stmt: cst.With, switch: str,
     bound = set().union(*(_bound(block) for _, block in blocks)) | {switch}
     region = _region(ctx, site, stmt)
     ctx.reads(region, words=sorted(bound))  # the parts of it that say one of them
-    for node in descendants(region):
-        if isinstance(node, cst.Name) and node.value in bound and id(node) not in inside:
+    for node in _names_in_scope(region, frozenset()):
+        if node.value in bound and id(node) not in inside:
             raise NeedsReview(f"`{node.value}` is bound in the Switch and used outside it")
     for index, (condition, _) in enumerate(blocks[1:], start=1):
         read = _names(condition) if condition is not None else set()
@@ -128,6 +128,34 @@ def _check(ctx: Context, site: Site, stmt: cst.With, switch: str,
                 if isinstance(node, cst.Call) and read & _written(node):
                     raise NeedsReview("a later case condition reads a variable an earlier block assigns into; "
                                       "paddle.static.nn.case builds the conditions first")
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _names_in_scope(node: cst.CSTNode, local: FrozenSet[str]) -> Iterator[cst.Name]:
+    """The names under `node` that may mean the scope's variables: not those a comprehension's own `for`
+    targets bind (its variables, in Python 3: `[reduce_sum(g) for [_, g] in pairs]` beside a block's
+    `for _, g in pairs:`), but its first iterable, which the scope evaluates, with them."""
+    if isinstance(node, cst.Name):
+        if node.value not in local:
+            yield node
+        return
+    if not isinstance(node, _COMPREHENSIONS):
+        for child in children(node):
+            yield from _names_in_scope(child, local)
+        return
+    fors: List[cst.CompFor] = []
+    comp: Optional[cst.CompFor] = node.for_in
+    while comp is not None:
+        fors.append(comp)
+        comp = comp.inner_for_in
+    yield from _names_in_scope(fors[0].iter, local)
+    own = local | {n.value for f in fors for n in descendants(f.target) if isinstance(n, cst.Name)}
+    parts: List[cst.CSTNode] = [node.key, node.value] if isinstance(node, cst.DictComp) else [node.elt]
+    parts += [f.iter for f in fors[1:]] + [test for f in fors for test in f.ifs]
+    for part in parts:
+        yield from _names_in_scope(part, own)
 
 
 def _written(call: cst.Call) -> Set[str]:
