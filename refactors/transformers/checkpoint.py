@@ -3,9 +3,10 @@
 - `save_dygraph(state_dict, model_path)` (`dygraph/checkpoint.py:33`) writes `model_path + '.pdparams'`
   for a Layer's state dict and `'.pdopt'` for an optimizer's (`:68`, `:73`, decided by the type of
   the first value at run time). 2.x `paddle.save(obj, path)` writes exactly `path`, so the suffix is
-  written out; the rewrite needs to know which kind of object the state dict comes from, which it
-  reads from how that object was created in the same function (an optimizer from the table, a
-  Layer from the table, or a class of this module that derives from `fluid.dygraph.Layer`).
+  written out where the source shows which kind of object the state dict comes from, read from how
+  that object was created in the same function (an optimizer from the table, a Layer from the table,
+  or a class of this module that derives from `fluid.dygraph.Layer`); elsewhere a function written
+  into the module picks the suffix from the first value at run time, as 1.8 did.
 - `load_dygraph(model_path)` (`:96`, `:152`) returns `(params, optimizer state or None)`; it becomes
   the same pair of `paddle.load` calls, the second one only when the `.pdopt` file exists.
   (1.8 returned NumPy arrays; `paddle.load` returns Tensors, which `set_state_dict` takes alike.)
@@ -22,7 +23,7 @@ from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import binding_statements
 from refactors.scopes import Scope, descendants, dotted
 from refactors.statement_visitor import StatementVisitor
-from refactors.transformers import SCOPE, bind, emit, register
+from refactors.transformers import SCOPE, bind, emit, module_definitions, register
 
 PARAMS, OPTIMIZER = ".pdparams", ".pdopt"
 _DEPTH = 6  # how many assignments and returns a value is followed through
@@ -216,10 +217,21 @@ def _with_suffix(ctx: Context, path: cst.BaseExpression, suffix: str) -> cst.Bas
 def save_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     state_dict, path = emit.required(node, "state_dict"), emit.required(node, "model_path")
     suffix = _state_dict_kind(ctx, site.scope, state_dict)
-    if suffix is None:
-        raise NeedsReview("cannot tell whether this is a Layer's state dict (saved as .pdparams) or an "
-                          "optimizer's (.pdopt); write paddle.save(state_dict, path + suffix)")
+    if suffix is None:  # told at run time, as 1.8 did
+        return module_definitions.call_definition(ctx, site, node, "save_dygraph", SAVE_DYGRAPH)
     return emit.converted(site, emit.call(ctx, site, "paddle.save", state_dict, _with_suffix(ctx, path, suffix)))
+
+
+# Written once into a module that saves a state dict whose kind the source does not show. 1.8 looked at
+# the first value: a parameter (ParamBase) made it a Layer's. 2.x parameters have `trainable`, which
+# tensors (an optimizer's accumulators) lack, in 2.0.2 and 3.3.1 alike.
+SAVE_DYGRAPH = '''\
+def {name}(state_dict, model_path):
+    """1.8's fluid.dygraph.save_dygraph (paddle-upgrade): a state dict whose first value is a parameter
+    (a Layer's) is saved as model_path + '.pdparams', any other (an optimizer's) as model_path + '.pdopt'."""
+    first = next(iter(state_dict.values()))
+    {paddle}.save(state_dict, model_path + (".pdparams" if hasattr(first, "trainable") else ".pdopt"))
+'''
 
 
 def _prefix(ctx: Context, path: cst.BaseExpression) -> cst.BaseExpression:
