@@ -40,7 +40,7 @@ from api_mapping.namespaces import OPTIMIZERS
 from refactors import call_args, zero_d
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, literal, same_literal
-from refactors.scopes import Scope, dotted
+from refactors.scopes import Scope, descendants, dotted
 from refactors.statement_visitor import StatementVisitor
 from refactors.transformers import SCOPE, emit, lr_in_program, register
 
@@ -346,6 +346,24 @@ def _assigned_name(ctx: Context, site: Site) -> Optional[str]:
     return None
 
 
+def _never_read(ctx: Context, scope: Scope, name: str) -> bool:
+    """Whether the function's local `name` is only ever assigned to, as a whole (nested functions and
+    comprehensions included, which could read it): a schedule made and dropped, as dygraph/ocr_recognition's
+    `learning_rate` when the optimizer was given a number."""
+    if not isinstance(scope.node, cst.FunctionDef) or name in scope.globals or name in scope.nonlocals:
+        return False
+    ctx.reads(scope.node, words=(name,))
+    written = set()  # the names that are no reads: assignment targets, keywords, attributes
+    for node in descendants(scope.node):
+        if isinstance(node, cst.AssignTarget):
+            written.add(id(node.target))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            written.add(id(node.keyword))
+        elif isinstance(node, cst.Attribute):
+            written.add(id(node.attr))
+    return all(id(n) in written for n in descendants(scope.node) if isinstance(n, cst.Name) and n.value == name)
+
+
 def _optimizers_using(ctx: Context, scope: Scope, scheduler: str) -> List[str]:
     """Names of optimizers assigned in the scope with `learning_rate=<scheduler>`."""
     found: List[str] = []
@@ -506,6 +524,8 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
             ctx.insert_around(statement, before=[cst.SimpleStatementLine(body=[cst.Assign(
                 targets=[cst.AssignTarget(cst.Name(returned))], value=new)])])  # type: ignore[arg-type]
             return emit.converted(site, cst.Name(returned))
+    if scheduler is not None and not steps and _never_read(ctx, site.scope, scheduler):
+        return emit.converted(site, result)  # it drives no optimizer: 1.8 never advanced it either
     if scheduler is None or not steps:
         return _todo_step(ctx, site, new, scheduler)
     if before:
