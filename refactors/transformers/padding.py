@@ -5,17 +5,20 @@ reads (left, right, top, bottom) (it pads the last axis first). 1.8 calls the bo
 'edge', 2.x 'replicate'; 'constant' and 'reflect' keep their names. A list or tuple of four written in
 the call is reordered in place. `paddings` given by a name, an attribute or an item of those (a list,
 a tuple, an array or 1.8's Tensor form, `self.outpadding`) is read item by item in 2.x's order,
-`[p[2], p[3], p[0], p[1]]`, which 3.3.1's `F.pad` takes in both modes, Tensor items too (checked there;
-`fixtures/legacy/pad2d_paddings_dygraph.py`); any other expression is left for review, as is a `mode`
-that is not a literal.
+`[p[2], p[3], p[0], p[1]]`, which 3.3.1's `F.pad` takes in dygraph, Tensor items too
+(`fixtures/legacy/pad2d_paddings_dygraph.py`). In a static graph on the legacy IR it refuses Tensor items
+(checked on 3.3.1), so there the form is written only where every value the file gives the name is a
+list or tuple (refactors.value_sets). Any other expression is left for review, as is a `mode` that is
+not a literal.
 """
 from __future__ import annotations
 
 import libcst as cst
 
-from refactors import call_args
+from refactors import call_args, value_sets
 from refactors.engine import Context, NeedsReview, Site
 from refactors.transformers import emit, register
+from refactors.transformers.lr_decay import static_graph
 
 _MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate"}
 _SIDE_EFFECTS = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)
@@ -28,6 +31,10 @@ def _has_side_effects(node: cst.CSTNode) -> bool:
 def _reordered(ctx: Context, site: Site, paddings: cst.BaseExpression) -> cst.BaseExpression:
     """[top, bottom, left, right] written as [left, right, top, bottom], keeping the layout."""
     if not isinstance(paddings, (cst.List, cst.Tuple)) and emit.repeatable(ctx, site, paddings):
+        if static_graph(ctx, site.node) and not _sequences(ctx, site, paddings):
+            raise NeedsReview(f"`paddings={ctx.code(paddings).strip()}` may be a Tensor (1.8 took one), whose "
+                              f"items 2.x's F.pad refuses in a static graph: 1.8 reads it as [top, bottom, "
+                              f"left, right] and F.pad as [left, right, top, bottom]; reorder it by hand")
         return ctx.template("[{p}[2], {p}[3], {p}[0], {p}[1]]", p=emit.receiver(paddings))
     if not isinstance(paddings, (cst.List, cst.Tuple)) or len(paddings.elements) != 4 \
             or any(isinstance(e, cst.StarredElement) for e in paddings.elements):
@@ -40,6 +47,17 @@ def _reordered(ctx: Context, site: Site, paddings: cst.BaseExpression) -> cst.Ba
     top, bottom, left, right = (e.value for e in paddings.elements)
     elements = [e.with_changes(value=v) for e, v in zip(paddings.elements, (left, right, top, bottom))]
     return paddings.with_changes(elements=elements)
+
+
+def _sequences(ctx: Context, site: Site, node: cst.BaseExpression) -> bool:
+    """Whether every value the file gives `node` where it is read is a list or a tuple."""
+    if isinstance(ctx.value(node, site), (list, tuple)):  # a name bound once to one (refactors.constants)
+        return True
+    try:
+        values = value_sets.values_at(ctx, site, node)
+    except (NeedsReview, TypeError):  # (TypeError: a list value the set cannot hold)
+        return False
+    return bool(values) and all(isinstance(v, (list, tuple)) for v in values)
 
 
 def _mode(ctx: Context, node: cst.Call) -> cst.Call:
