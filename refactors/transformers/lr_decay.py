@@ -477,9 +477,10 @@ def _step_after_runs(ctx: Context, site: Site, new: cst.Call) -> Optional[cst.Ba
         return None
     for run in runs:
         ctx.insert_around(run, after=[ctx.statement(f"{scheduler}.step()\n")])
-    if program is not None:
-        _fetched_rate(ctx, runs, scheduler, program)
-        zero_d.produced(ctx, site)
+    if program is None:  # the runs are the default main program's, where the optimizer keeps its rate too
+        program = ctx.code(emit.name(ctx, site, "paddle.static.default_main_program")) + "()"
+    _fetched_rate(ctx, runs, scheduler, program)
+    zero_d.produced(ctx, site)
     return emit.converted(site, new)
 
 
