@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import ast
 import warnings
-from typing import Optional
+from typing import Iterator, Optional, Tuple
+
+# Nodes whose code is not their parent's own (a scope of its own, or run later).
+NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def parse(text: str, mode: str = "exec") -> Optional[ast.AST]:
@@ -29,3 +32,29 @@ def parse_either(text: str) -> Optional[ast.Module]:
         except python2.NotPython2:
             return None
     return tree if isinstance(tree, ast.Module) else None
+
+
+def own_nodes(node: ast.AST, nested: Tuple[type, ...] = NESTED) -> Iterator[ast.AST]:
+    """The nodes of a function's (or module's) own code, not those inside the `nested` kinds of node in it
+    (definitions; refactors.value_sets adds comprehensions, whose targets are scopes of their own)."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        yield child
+        if not isinstance(child, nested):
+            stack.extend(ast.iter_child_nodes(child))
+
+
+def bindings(module: ast.AST, name: str) -> int:
+    """How many times `name` is bound anywhere in `module` (assigned, a parameter, a definition, imported)."""
+    count = 0
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            count += node.id == name
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            count += node.name == name
+        elif isinstance(node, ast.arg):
+            count += node.arg == name
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            count += sum((a.asname or a.name.split(".")[0]) == name for a in node.names)
+    return count

@@ -22,8 +22,9 @@ upgraded is read in its 2.x form, which the same plan accepts). It holds when
   `*` or through its module, from the builder's module or from one that only re-exports it (a package's
   `__init__.py`: `from utils import *` then `utility.f()`, as dygraph/mobilenet does), and only calls it,
   binding the loader to a name whose first use after the call, in the same block, is one setter
-  (`set_batch_generator`, or a sample one in dygraph), then only read as a whole (iterated, called,
-  passed on: no `start()`, no second setter), with a paddle import (the upgrade of a module without one
+  (`set_batch_generator`, or a sample one in dygraph), then only read as a 2.x DataLoader is
+  (loader_receivers: iterated or called to iterate, or passed to or returned to code in sight that does so;
+  no `start()`, no second setter, no truth test), with a paddle import (the upgrade of a module without one
   is a no-op); in a static graph the sample setters are left (1.8 converted each sample to its feed
   variable's dtype, which the caller cannot see), as is a mode the modules do not tell: a static loader
   only where none of the modules mentions dygraph mode;
@@ -42,6 +43,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from refactors import loader_receivers
+from refactors.cpython import NESTED, bindings, own_nodes
 from refactors.tree_index import TreeIndex, above_packages, dotted_name, file_stat
 
 SETTERS = {  # 1.8's setters (reader.py:916-951): parameters in order, the first being the reader
@@ -53,7 +56,6 @@ SETTERS = {  # 1.8's setters (reader.py:916-951): parameters in order, the first
 READ_BY_PROGRAM = "iterable=False: a loader the program reads (start(), reset()) is rewritten only where it is built, " \
                   "given its source and read in one function"
 _DYGRAPH_WORDS = re.compile(r"dygraph|imperative|disable_static|dynamic_mode")  # (in any name)
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 @dataclass(frozen=True)
@@ -109,17 +111,6 @@ def _qualname(node: ast.AST, imports: Dict[str, str]) -> Optional[str]:
         return None
     head, _, rest = chain.partition(".")
     return imports[head] + ("." + rest if rest else "") if head in imports else None
-
-
-def own_nodes(node: ast.AST, nested: Tuple[type, ...] = _NESTED) -> Iterator[ast.AST]:
-    """The nodes of a function's (or module's) own code, not those inside the `nested` kinds of node in it
-    (definitions; refactors.value_sets adds comprehensions, whose targets are scopes of their own)."""
-    stack = list(ast.iter_child_nodes(node))
-    while stack:
-        child = stack.pop()
-        yield child
-        if not isinstance(child, nested):
-            stack.extend(ast.iter_child_nodes(child))
 
 
 def _stores(node: ast.AST, name: str) -> int:
@@ -195,6 +186,74 @@ def _source(path: str, texts: Optional[Dict[str, str]], reads: Dict[str, str]) -
         return None
     reads[path] = found[2]
     return found[:2]
+
+
+def source_reader(texts: Optional[Dict[str, str]], reads: Dict[str, str]) -> loader_receivers.Source:
+    """A reader of the tree's modules (text and tree) as the plan reads them, recording each read in `reads`."""
+    return lambda path: _source(path, texts, reads)
+
+
+def returned_to(texts: Optional[Dict[str, str]], reads: Dict[str, str]) -> loader_receivers.Returned:
+    """loader_receivers' follower of a loader a top-level function returns: where the module and the tree's
+    other modules (those of `modules`; none when the module's path is not known) bind what it returns."""
+    def follow(path: str, module: ast.Module, function: str, index: Optional[int]):
+        try:
+            return _bound_results(path, module, function, index, texts, reads)
+        except Left as reason:
+            raise loader_receivers.Misused(str(reason)) from None
+    return follow
+
+
+def _bound_results(path: str, module: ast.Module, function: str, index: Optional[int],
+                   texts: Optional[Dict[str, str]], reads: Dict[str, str]) -> List[Tuple[str, ast.Module, ast.AST, str]]:
+    if len([s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == function]) != 1 or \
+            bindings(module, function) != 1:
+        raise Left(f"`{function}` is bound more than once, so what calling it gives is not in sight")
+    found = _results_in(path, module, [function], [], function, index, path)
+    paths = list(modules(path)) if os.path.isfile(path) else []
+    exporters = _exporters(path, function, paths, texts, reads)
+    for other in paths:
+        if other in exporters or not _names(other, function, texts):
+            continue
+        read = _source(other, texts, reads)
+        if read is None:
+            raise Left(f"{_shown(other, path)} names `{function}` but cannot be parsed")
+        names, modules_ = _names_for(read[1], other, path, function, exporters)
+        if names or modules_:
+            found += _results_in(other, read[1], names, modules_, function, index, path)
+    if not found:
+        raise Left(f"no module of the tree calls `{function}`, so what is done with it is not in sight")
+    return found
+
+
+def _results_in(path: str, module: ast.Module, names: Sequence[str], modules_: Sequence[str], function: str,
+                index: Optional[int], builder: str) -> List[Tuple[str, ast.Module, ast.AST, str]]:
+    """Each (path, module, scope, name) where the module binds what the function returns to a name; Left where
+    it uses the function (or the module it calls it through) otherwise."""
+    where = _shown(path, builder) if path != builder else os.path.basename(path)
+    found = []
+    calls = set()
+    for scope in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        for node in own_nodes(scope):
+            if not _names_builder(node, names, modules_, function):
+                continue
+            target = node.targets[0] if len(node.targets) == 1 else None  # type: ignore[attr-defined]
+            if index is not None:
+                target = target.elts[index] if isinstance(target, (ast.Tuple, ast.List)) and index < len(target.elts) \
+                    and not any(isinstance(e, ast.Starred) for e in target.elts) else None
+            if not isinstance(target, ast.Name):
+                raise Left(f"{where}: what `{function}` returns is not bound to a name")
+            calls.add(id(node.value.func))  # type: ignore[attr-defined]
+            found.append((path, module, scope, target.id))
+    attributes = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Attribute) and n.attr == function}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in calls and (
+                node.id in names or node.id in modules_ and id(node) not in attributes):
+            raise Left(f"{where} uses `{function}` other than by calling it and binding what it returns")
+        if isinstance(node, ast.Attribute) and node.attr == function and isinstance(node.value, ast.Name) and \
+                node.value.id in modules_ and id(node) not in calls:
+            raise Left(f"{where} uses `{function}` other than by calling it and binding what it returns")
+    return found
 
 
 def _build(module: ast.Module, function: str, is_from_generator: Callable[[str], bool]):
@@ -309,7 +368,7 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
         raise Left(f"{where} mentions dygraph mode, so which 1.8 loader `{function}` makes is not in sight")
     _imported_once(module, ("paddle",), where)
     _stdlib_once(module, "numpy", where)
-    if any(_bindings(module, n) for n in ("GeneratorBatches", "GeneratorBatches_2")) and not any(
+    if any(bindings(module, n) for n in ("GeneratorBatches", "GeneratorBatches_2")) and not any(
             isinstance(s, ast.ClassDef) and s.name.startswith("GeneratorBatches") for s in module.body):
         raise Left(f"{where} binds the name of the dataset class the rewrite writes (`GeneratorBatches`)")
     read = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Attribute)}
@@ -320,7 +379,10 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
     for scope in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for node in own_nodes(scope):
             if _names_builder(node, names, modules, function):
-                loaders.append(_set_after(scope, node, index, dygraph, f"{where}: "))
+                loader = _set_after(scope, node, index, dygraph, f"{where}: ")
+                _read_alike(scope, node, loader, path, module, source_reader(texts, reads), returned_to(texts, reads),
+                            where)
+                loaders.append(loader)
     uses = sum(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) for n in ast.walk(module)) + \
         sum(isinstance(n, ast.Attribute) and n.attr == function and isinstance(n.value, ast.Name) and n.value.id in
             modules for n in ast.walk(module))
@@ -335,7 +397,7 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
 def _stdlib_once(module: ast.Module, name: str, where: str) -> None:
     """Left unless the standard-library module `name` the 2.x form uses is unbound in the module, or bound
     once by `import <name>` at its top (where emit.stdlib_module takes it)."""
-    count = _bindings(module, name)
+    count = bindings(module, name)
     top = [s for s in module.body if isinstance(s, ast.Import) and any(a.name == name and a.asname is None
                                                                        for a in s.names)]
     if count and not (count == 1 and top):
@@ -413,25 +475,10 @@ def _names_for(module: ast.Module, path: str, builder: str, function: str,
                     if stmt not in module.body:
                         raise Left(f"{where} imports `{function}` inside a block")
                     modules.append(alias.asname or alias.name)
-    bound = [n for n in names + modules if _bindings(module, n) != (0 if n in starred else 1)]
+    bound = [n for n in names + modules if bindings(module, n) != (0 if n in starred else 1)]
     if bound:
         raise Left(f"{where} binds `{bound[0]}` more than once")
     return names, modules
-
-
-def _bindings(module: ast.Module, name: str) -> int:
-    """How many times `name` is bound anywhere in the module (assigned, a parameter, a definition, imported)."""
-    count = 0
-    for node in ast.walk(module):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            count += node.id == name
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            count += node.name == name
-        elif isinstance(node, ast.arg):
-            count += node.arg == name
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            count += sum((a.asname or a.name.split(".")[0]) == name for a in node.names)
-    return count
 
 
 def _exporters(builder: str, function: str, paths: Sequence[str], texts: Optional[Dict[str, str]],
@@ -451,7 +498,7 @@ def _exporters(builder: str, function: str, paths: Sequence[str], texts: Optiona
                    any(a.name == function and a.asname is None for a in s.names) and
                    index.module_path(os.path.abspath(path), s.module or "", s.level) == target]
         uses = sum(isinstance(n, ast.Name) and n.id == function for n in ast.walk(module))
-        if len(imports) == 1 and not uses and _bindings(module, function) == 1:
+        if len(imports) == 1 and not uses and bindings(module, function) == 1:
             package = os.path.basename(path) == "__init__.py" and os.path.dirname(path) == os.path.dirname(target)
             found[path] = os.path.splitext(os.path.basename(target))[0] if package and imports[0].level == 1 else None
     return found
@@ -548,7 +595,7 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
         raise Left(f"{where}the loader returned is not bound to a name")
     loader = target.id
     if any(isinstance(n, (ast.Global, ast.Nonlocal)) and loader in n.names for n in own_nodes(scope)) or \
-            any(isinstance(d, _NESTED) and any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(d))
+            any(isinstance(d, NESTED) and any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(d))
                 for d in own_nodes(scope)):
         raise Left(f"{where}`{loader}` is global, or used in a nested function or class")
     if not _alone(scope, assign):
@@ -556,7 +603,7 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
     block = next(b for b in _blocks(scope) if any(s is assign for s in b))
     after = block[block.index(assign) + 1:]
     setter = next((s for s in after if any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(s))), None)
-    kind = _setter(setter, loader) if setter is not None else None
+    kind = setter_kind(setter, loader) if setter is not None else None
     if kind is None or not _alone(scope, setter):
         raise Left(f"{where}`{loader}` is not given its data source by the first statement after the call that "
                    f"names it, alone on its line")
@@ -573,6 +620,19 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
                 not (setter.lineno <= n.lineno <= end):
             raise Left(f"{where}`{loader}.{n.attr}` is used, which paddle.io.DataLoader does not have")
     return loader
+
+
+def _read_alike(scope: ast.AST, assign: ast.Assign, loader: str, path: str, module: ast.Module,
+                source: loader_receivers.Source, returned: loader_receivers.Returned, where: str) -> None:
+    """Left unless every read of the loader after its setter (in the scope and the functions it is passed
+    to) is one a 2.x DataLoader serves as 1.8's loader did (loader_receivers)."""
+    setter = {id(n) for s in own_nodes(scope) if isinstance(s, ast.stmt) and s.lineno > assign.lineno and
+              setter_kind(s, loader) is not None for n in ast.walk(s)}
+    try:
+        loader_receivers.check(scope, loader, setter | {id(n) for n in ast.walk(assign)}, path, module, source,
+                               returned)
+    except loader_receivers.Misused as reason:
+        raise Left(f"{where}: {reason}") from None
 
 
 def _alone(scope: ast.AST, stmt: ast.stmt) -> bool:
@@ -593,7 +653,7 @@ def _blocks(node: ast.AST) -> Iterator[List[ast.stmt]]:
             yield case.body
 
 
-def _setter(stmt: ast.stmt, loader: str) -> Optional[str]:
+def setter_kind(stmt: ast.stmt, loader: str) -> Optional[str]:
     """The setter `stmt` calls on the loader (`loader.set_..._generator(...)` alone), "2.x" for the form
     generator_loader gives it (`loader = loader(...)`), else None."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):

@@ -34,7 +34,7 @@ import libcst as cst
 
 from refactors import constants
 from refactors.engine import Context, NeedsReview, Site
-from refactors.loader_across import own_nodes
+from refactors.cpython import own_nodes
 from refactors.transformers.callers import named_elsewhere
 
 _MAX_DEPTH = 6  # calls followed back from a parameter to the argument that sets it

@@ -140,3 +140,85 @@ def test_the_plan_records_the_modules_it_read(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "dygraph_returned" / "in", tmp_path, dirs_exist_ok=True)
     assert str(tmp_path / "train.py") in _upgrade(tmp_path / "data.py").reads  # (the content cache checks them)
     assert str(tmp_path / "data.py") in _upgrade(tmp_path / "train.py").reads
+
+
+# What a module that gets the loader does with it: 1.8's loader was true, had `start()`, `queue` and
+# `__next__`; `bool()` of a 2.x DataLoader over an IterableDataset raises (len() is not supported).
+PASS_ON = SET + "        steps.run(loader, 2)\n"
+RECEIVED_LEFT = [
+    pytest.param("def run(loader, n):\n    if not loader:\n        return\n    for b in loader():\n        print(b)\n",
+                 "passed to `run` (in `train` of train.py), where `loader` is tested for truth (`not loader`, in `run` of steps.py)", id="if-not"),
+    pytest.param("def run(loader, n):\n    while loader:\n        break\n", "`loader` is tested for truth", id="while"),
+    pytest.param("def run(loader, n):\n    ok = loader and n\n    return ok\n", "`loader` is tested for truth",
+                 id="and"),
+    pytest.param("def run(loader, n):\n    return bool(loader)\n", "`loader` is tested for truth (`bool(loader)`, in `run` of steps.py)", id="bool"),
+    pytest.param("def run(loader, n):\n    return next(loader)\n", "`loader` is passed to `next`", id="next"),
+    pytest.param("def run(loader, n):\n    return -loader\n", "`loader` is kept, returned or used", id="negated"),
+    pytest.param("def run(loader, n):\n    print(loader.queue)\n", "`loader.queue` is used (in `run` of steps.py)", id="queue"),
+    pytest.param("def run(loader, n):\n    loader.start()\n    show(loader)\n\n\ndef show(x):\n    pass\n",
+                 "`loader.start` is used (in `run` of steps.py)", id="start"),
+    pytest.param("from tqdm import tqdm\n\n\ndef run(loader, n):\n    for b in tqdm(loader()):\n        print(b)\n",
+                 "`loader()` is used other than to iterate it (in `run` of steps.py)", id="library-function"),
+    pytest.param("def run(loader, n):\n    return check(n, data=loader)\n\n\ndef check(n, data=None):\n"
+                 "    assert data\n", "passed to `check` (in `run` of steps.py), where `data` is tested for truth (`assert data`, in `check` of steps.py)",
+                 id="passed-on-again"),
+    pytest.param("def run(loader, n):\n    loader = list(loader())\n    return loader\n",
+                 "rebinds `loader`", id="rebound"),
+    pytest.param("class Steps:\n    pass\n\n\nrun = Steps\n", "whose use of it is out of sight", id="not-a-function"),
+    pytest.param("def run(*loaders):\n    return loaders\n", "as *args or **kwargs", id="star-args"),
+    pytest.param("def run(loader, n):\n    return {'train': loader}\n", "`loader` is kept, returned or used",
+                 id="kept"),
+]
+
+
+def _tree(root: Path, steps: str, caller_body: str = PASS_ON) -> None:
+    _write(root, {"data.py": BUILDER, "steps.py": steps,
+                  "train.py": CALLER.format(imports="from data import make_loader\nimport steps", body=caller_body)})
+
+
+@pytest.mark.parametrize("steps, reason", RECEIVED_LEFT)
+def test_left_where_a_receiver_uses_it_as_2x_does_not(steps: str, reason: str, tmp_path: Path) -> None:
+    _tree(tmp_path, steps)
+    result = _upgrade(tmp_path / "data.py")
+    left = [f.message for f in result.findings if not f.fixed]
+    assert len(left) == 1 and reason in left[0], left
+    assert "fluid.io.DataLoader.from_generator(capacity=2, return_list=True)  # TODO(paddle-upgrade)" in result.code
+    assert "GeneratorBatches" not in _upgrade(tmp_path / "train.py").code
+
+
+@pytest.mark.parametrize("body, reason", [
+    pytest.param(SET + "        if loader:\n            pass\n", "`loader` is tested for truth (`if loader`, in `train` of train.py)", id="if"),
+    pytest.param(SET + "        batch = next(loader)\n", "`loader` is passed to `next` (in `train` of train.py)", id="next"),
+    pytest.param(SET + "        return loader\n", "`loader` is returned by `train` of train.py, and no module of "
+                 "the tree calls `train`", id="returned-to-no-caller"),
+    pytest.param(SET + "        return loader\n\n\ndef main():\n    it = train(1, 2)\n    return next(it)\n",
+                 "returned by `train` of train.py, and `it` is passed to `next` (in `main` of train.py)",
+                 id="returned-to-a-caller-that-calls-next"),
+    pytest.param(SET + "        self_loader = loader\n", "`loader` is kept", id="aliased"),
+])
+def test_left_where_the_caller_itself_uses_it_as_2x_does_not(body: str, reason: str, tmp_path: Path) -> None:
+    _tree(tmp_path, "def run(loader, n):\n    pass\n", body)
+    left = [f.message for f in _upgrade(tmp_path / "data.py").findings if not f.fixed]
+    assert len(left) == 1 and reason in left[0], left
+
+
+@pytest.mark.parametrize("steps", [
+    pytest.param("def run(loader, n):\n    for b in loader():\n        print(b)\n", id="called-in-a-for"),
+    pytest.param("def run(loader, n):\n    if loader is None:\n        return\n    for i, b in enumerate(loader):\n"
+                 "        print(i, b)\n", id="identity-and-enumerate"),
+    pytest.param("def run(loader, n):\n    first = next(loader())\n    return [b for b in loader()], first\n",
+                 id="next-of-its-call-and-comprehension"),
+    pytest.param("from other import go\n\n\ndef run(loader, n):\n    go(n, it=loader)\n", id="passed-on-again"),
+    pytest.param("import paddle.fluid as fluid\n\n\ndef run(loader, n):\n    try:\n        for b in loader():\n"
+                 "            print(b)\n    except fluid.core.EOFException:\n        loader.reset()\n",
+                 id="reset-where-an-iterable-loader-never-goes"),
+    pytest.param("def run(loader, n):\n    return loader\n", id="returned-to-a-caller-that-iterates-it"),
+])
+def test_a_receiver_that_iterates_it_keeps_the_plan(steps: str, tmp_path: Path) -> None:
+    _tree(tmp_path, steps, PASS_ON.replace("        steps.run", "        got = steps.run") + "        return got\n")
+    _write(tmp_path, {"other.py": "def go(n, it):\n    for b in it:\n        print(n, b)\n",
+                      "main.py": "from train import train\n\n\nit = train(1, 2)\nfor b in it:\n    print(b)\n"})
+    result = _upgrade(tmp_path / "data.py")
+    assert not [f.message for f in result.findings if not f.fixed]
+    assert "functools.partial(paddle.io.DataLoader" in result.code
+    assert "loader = loader(GeneratorBatches(" in _upgrade(tmp_path / "train.py").code

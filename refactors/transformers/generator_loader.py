@@ -24,7 +24,8 @@ fixtures/legacy/generator_loaders_dygraph.py, generator_batches_static.py, py_re
 otherwise the call is left (runtime_shim serves it) with the reason:
 - the loader is a name assigned the call, and its setter is a later statement of the same block
   that no use of the name precedes; nothing rebinds what the kept arguments read in between, and the
-  name is used nowhere else in its scope but to iterate it (no `start()`/`reset()`, no second setter);
+  name is used nowhere else in its scope but to iterate it (no `start()`/`reset()`, no second setter), nor
+  in the functions of the tree it is passed or returned to (loader_receivers: a truth test raises on 2.x);
 - iterable (1.8's non-iterable loader is read inside the program, with `start()`/`reset()` and
   `EOFException`: another shape of loop altogether);
 - the mode is known: in a dygraph guard (1.8's `DygraphGeneratorLoader` always returns lists), or a
@@ -56,6 +57,7 @@ with the loader).
 """
 from __future__ import annotations
 
+import ast
 import os
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -63,7 +65,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from api_mapping.modes import LEGACY_STATIC_ON, STATIC_ON
-from refactors import call_args, kept_comments, loader_across
+from refactors import call_args, kept_comments, loader_across, loader_receivers
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, bound_once, names_in, statements
@@ -303,6 +305,9 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
             feeds = ctx.fresh_name(site.scope, f"{loader}_feed_list")
             kept["feed_list"] = cst.Name(feeds)
             feeder = data_feeder.numpy_feeder(ctx, site, cst.Name(feeds))
+    if iterable:
+        _read_alike(ctx, lambda tree, path, source, returned: loader_receivers.check_in_scope_at(
+            tree, site.line, loader, _is_setter(loader, setters), path, source, returned))
     return rewrite_loader(ctx, site, statement, loader, (method, setters), kept, setter_statement,  # type: ignore
                           feeder, node, loops, feeds)
 
@@ -441,7 +446,35 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
             raise NeedsReview(f"the builds of `{loader}` are not all of one mode (dygraph or static graph)")
         apart_loader.check_build(ctx, call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
     _check_setters(ctx, site, found.setters, setters, dygraph)
+    _read_alike(ctx, lambda tree, path, source, returned: loader_receivers.check_in_scope_at(
+        tree, site.line, loader, _is_setter(loader, setters), path, source, returned))
     return found
+
+
+def _is_setter(loader: str, setters: Setters) -> Callable[[ast.stmt], bool]:
+    """Whether a statement (CPython's parse) is `loader.<one of setters>(...)` alone."""
+    def check(stmt: ast.stmt) -> bool:
+        func = stmt.value.func if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == loader and \
+            func.attr in setters
+    return check
+
+
+def _read_alike(ctx: Context, check: Callable[[ast.Module, str, loader_receivers.Source, loader_receivers.Returned],
+                                              None]) -> None:
+    """NeedsReview unless `check` (of loader_receivers, given the module's CPython tree, its path and a reader of
+    the tree's modules) finds every read of an iterable loader one a 2.x DataLoader serves as 1.8's did."""
+    tree = ctx.python_tree()
+    if tree is None:
+        raise NeedsReview("CPython cannot parse the module, so what its code does with the loader is not in sight")
+    index = ctx.other_modules
+    path = os.path.abspath(index.origin) if index is not None else "<module>"
+    reads = index.reads if index is not None else {}
+    source = loader_across.source_reader({path: ctx.source}, reads) if index is not None else lambda _: None
+    try:
+        check(tree, path, source, loader_across.returned_to({path: ctx.source}, reads))
+    except loader_receivers.Misused as reason:
+        raise NeedsReview(str(reason)) from None
 
 
 def _check_setters(ctx: Context, site: Site, found: Sequence[Tuple[cst.CSTNode, cst.Call]], setters: Setters,
@@ -668,6 +701,9 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
         plans.append((caller, found))
     if readers is not None:
         loader_readers.check_passed(ctx, site, readers)
+    else:
+        _read_alike(ctx, lambda tree, path, source, returned: loader_receivers.check_callers(
+            tree, function.name.value, index, lambda caller: _is_setter(caller, setters), path, source, returned))
     return plans, readers
 
 
