@@ -160,7 +160,7 @@ def _returned(scope: ast.AST, index: Optional[int], loader: str, path: str, modu
     seen.add(key)
     try:
         for other_path, other_module, other_scope, name in returned(path, module, scope.name, index):
-            check(other_scope, name, set(), other_path, other_module, source, returned, depth + 1, seen)
+            _checked(other_scope, name, lambda _: False, other_path, other_module, source, returned, depth + 1, seen)
     except Misused as inner:
         raise Misused(f"`{loader}` is returned {where.replace('in ', 'by ', 1)}, and {inner}") from None
 
@@ -257,12 +257,16 @@ def check_callers(tree: ast.Module, function: str, index: Optional[int],
 
 
 def _checked(scope: ast.AST, loader: str, is_setter: Callable[[ast.stmt], bool], path: str, tree: ast.Module,
-             source: Source, returned: Optional[Returned]) -> None:
+             source: Source, returned: Optional[Returned], depth: int = 0,
+             seen: Optional[Set[Tuple[str, int, str]]] = None) -> None:
+    """`check` of the scope, and of the definitions in it that read the name from it (its reads are of this
+    loader), the setter statements (`is_setter`) aside."""
+    seen = set() if seen is None else seen
     skip = {id(n) for s in own_nodes(scope) if isinstance(s, ast.stmt) and is_setter(s) for n in ast.walk(s)}
-    check(scope, loader, skip, path, tree, source, returned)
-    for nested in own_nodes(scope):  # a definition that reads the name from here: its reads are of this loader
+    check(scope, loader, skip, path, tree, source, returned, depth, seen)
+    for nested in own_nodes(scope):
         if isinstance(nested, NESTED) and not _binds(nested, loader):
-            _checked(nested, loader, is_setter, path, tree, source, returned)
+            _checked(nested, loader, is_setter, path, tree, source, returned, depth, seen)
 
 
 def _binds(definition: ast.AST, name: str) -> bool:

@@ -194,6 +194,10 @@ def test_left_where_a_receiver_uses_it_as_2x_does_not(steps: str, reason: str, t
     pytest.param(SET + "        return loader\n\n\ndef main():\n    it = train(1, 2)\n    return next(it)\n",
                  "returned by `train` of train.py, and `it` is passed to `next` (in `main` of train.py)",
                  id="returned-to-a-caller-that-calls-next"),
+    pytest.param(SET + "        return loader\n\n\ndef main():\n    it = train(1, 2)\n\n    def first():\n"
+                 "        return it and next(it())\n    return first()\n",
+                 "returned by `train` of train.py, and `it` is tested for truth (`it and next(it())`, in `first` of "
+                 "train.py)", id="returned-to-a-caller-whose-nested-function-tests-it"),
     pytest.param(SET + "        self_loader = loader\n", "`loader` is kept", id="aliased"),
 ])
 def test_left_where_the_caller_itself_uses_it_as_2x_does_not(body: str, reason: str, tmp_path: Path) -> None:
