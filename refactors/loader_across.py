@@ -41,7 +41,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from refactors import loader_receivers
 from refactors.cpython import NESTED, bindings, own_nodes
@@ -233,9 +233,10 @@ def _results_in(path: str, module: ast.Module, names: Sequence[str], modules_: S
     where = _shown(path, builder) if path != builder else os.path.basename(path)
     found = []
     calls = set()
+    shadowed = _shadowed(module, list(names) + list(modules_))[0]
     for scope in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for node in own_nodes(scope):
-            if not _names_builder(node, names, modules_, function):
+            if not _names_builder(node, names, modules_, function, shadowed):
                 continue
             target = node.targets[0] if len(node.targets) == 1 else None  # type: ignore[attr-defined]
             if index is not None:
@@ -245,13 +246,13 @@ def _results_in(path: str, module: ast.Module, names: Sequence[str], modules_: S
                 raise Left(f"{where}: what `{function}` returns is not bound to a name")
             calls.add(id(node.value.func))  # type: ignore[attr-defined]
             found.append((path, module, scope, target.id))
-    attributes = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Attribute) and n.attr == function}
+    attributes = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Attribute)}  # (reading the module)
     for node in ast.walk(module):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in calls and (
-                node.id in names or node.id in modules_ and id(node) not in attributes):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in calls and \
+                id(node) not in shadowed and (node.id in names or node.id in modules_ and id(node) not in attributes):
             raise Left(f"{where} uses `{function}` other than by calling it and binding what it returns")
         if isinstance(node, ast.Attribute) and node.attr == function and isinstance(node.value, ast.Name) and \
-                node.value.id in modules_ and id(node) not in calls:
+                node.value.id in modules_ and id(node) not in calls and id(node.value) not in shadowed:
             raise Left(f"{where} uses `{function}` other than by calling it and binding what it returns")
     return found
 
@@ -371,21 +372,23 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
     if any(bindings(module, n) for n in ("GeneratorBatches", "GeneratorBatches_2")) and not any(
             isinstance(s, ast.ClassDef) and s.name.startswith("GeneratorBatches") for s in module.body):
         raise Left(f"{where} binds the name of the dataset class the rewrite writes (`GeneratorBatches`)")
+    shadowed = _shadowed(module, names + modules)[0]
     read = {id(n.value) for n in ast.walk(module) if isinstance(n, ast.Attribute)}
     if any(isinstance(n, ast.Name) and n.id in modules and isinstance(n.ctx, ast.Load) and id(n) not in read
-           for n in ast.walk(module)):  # the module passed on: the function may be called elsewhere
+           and id(n) not in shadowed for n in ast.walk(module)):  # the module passed on: called elsewhere
         raise Left(f"{where} uses the module of `{function}` other than by reading its attributes")
     loaders = []
     for scope in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for node in own_nodes(scope):
-            if _names_builder(node, names, modules, function):
+            if _names_builder(node, names, modules, function, shadowed):
                 loader = _set_after(scope, node, index, dygraph, f"{where}: ")
                 _read_alike(scope, node, loader, path, module, source_reader(texts, reads), returned_to(texts, reads),
                             where)
                 loaders.append(loader)
-    uses = sum(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) for n in ast.walk(module)) + \
+    uses = sum(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and id(n) not in shadowed
+               for n in ast.walk(module)) + \
         sum(isinstance(n, ast.Attribute) and n.attr == function and isinstance(n.value, ast.Name) and n.value.id in
-            modules for n in ast.walk(module))
+            modules and id(n.value) not in shadowed for n in ast.walk(module))
     if uses != len(loaders):
         raise Left(f"{where} uses `{function}` other than by calling it and binding what it returns")
     if names and not loaders:
@@ -475,10 +478,42 @@ def _names_for(module: ast.Module, path: str, builder: str, function: str,
                     if stmt not in module.body:
                         raise Left(f"{where} imports `{function}` inside a block")
                     modules.append(alias.asname or alias.name)
-    bound = [n for n in names + modules if bindings(module, n) != (0 if n in starred else 1)]
+    local = _shadowed(module, names + modules)[1]  # (a function's parameter `reader` is not `import reader`)
+    bound = [n for n in names + modules if bindings(module, n) - local.get(n, 0) != (0 if n in starred else 1)]
     if bound:
         raise Left(f"{where} binds `{bound[0]}` more than once")
     return names, modules
+
+
+def _shadowed(module: ast.Module, names: Sequence[str]) -> Tuple[Set[int], Dict[str, int]]:
+    """The names of `names` that functions of the module bind as their own (a parameter or a local, not
+    `global`): the ids of their Name nodes there (which are not the module's), and how many bindings each
+    such function makes of each name (which are not the module's either)."""
+    ids: Set[int] = set()
+    local: Dict[str, int] = {}
+    for name in set(names):
+        outer: List[ast.AST] = []
+        for node in ast.walk(module):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and _own_name(node, name) and \
+                    not any(node in ast.walk(o) for o in outer):
+                outer.append(node)
+        for definition in outer:
+            ids.update(id(n) for n in ast.walk(definition) if isinstance(n, ast.Name) and n.id == name)
+            local[name] = local.get(name, 0) + bindings(definition, name) - (getattr(definition, "name", None) == name)
+    return ids, local
+
+
+def _own_name(definition: ast.AST, name: str) -> bool:
+    """Whether a function binds `name` in its own scope (so its every `name` is not the module's)."""
+    arguments = definition.args  # type: ignore[attr-defined]
+    params = [a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs] + \
+        [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(definition)):
+        return False
+    return name in params or any(
+        isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) or
+        isinstance(n, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name.split(".")[0]) == name for a in n.names)
+        for n in own_nodes(definition))
 
 
 def _exporters(builder: str, function: str, paths: Sequence[str], texts: Optional[Dict[str, str]],
@@ -572,14 +607,15 @@ def _says(text: str, name: str) -> bool:
     return re.search(r"\b%s\b" % re.escape(name), text) is not None
 
 
-def _names_builder(node: ast.AST, names: Sequence[str], modules: Sequence[str], function: str) -> bool:
-    """`node` is an assignment of a call of the function."""
+def _names_builder(node: ast.AST, names: Sequence[str], modules: Sequence[str], function: str,
+                   shadowed: Set[int] = frozenset()) -> bool:  # type: ignore[assignment]
+    """`node` is an assignment of a call of the function (not of a local of the same name: `shadowed`)."""
     if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
         return False
     func = node.value.func
-    return (isinstance(func, ast.Name) and func.id in names) or (
+    return (isinstance(func, ast.Name) and func.id in names and id(func) not in shadowed) or (
         isinstance(func, ast.Attribute) and func.attr == function and isinstance(func.value, ast.Name) and
-        func.value.id in modules)
+        func.value.id in modules and id(func.value) not in shadowed)
 
 
 def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph: bool, where: str) -> str:

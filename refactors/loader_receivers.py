@@ -71,7 +71,7 @@ def _use(name: ast.Name, parents: Dict[int, ast.AST], scope: ast.AST, loader: st
     if isinstance(parent, ast.keyword):  # passed by keyword: the call is the keyword's parent
         parent = parents.get(id(parent))
     if isinstance(parent, ast.Call) and name in parent.args + [k.value for k in parent.keywords]:
-        _passed(parent, name, loader, path, module, source, returned, depth, seen, where)
+        _passed(parent, name, scope, loader, path, module, source, returned, depth, seen, where)
         return
     if isinstance(parent, (ast.Tuple, ast.List)) and isinstance(parents.get(id(parent)), ast.Return) and \
             not any(isinstance(e, ast.Starred) for e in parent.elts):
@@ -108,11 +108,11 @@ def _iterated(node: ast.AST, parent: Optional[ast.AST], calls: bool = False) -> 
         parent.func.id in (_ITERATING | ({"next"} if calls else set())) and node in parent.args
 
 
-def _passed(call: ast.Call, name: ast.Name, loader: str, path: str, module: ast.Module, source: Source,
+def _passed(call: ast.Call, name: ast.Name, scope: ast.AST, loader: str, path: str, module: ast.Module, source: Source,
             returned: Optional[Returned], depth: int, seen: Set[Tuple[str, int, str]], where: str) -> None:
     """The loader is an argument of `call`: followed into the function called, when it is in sight."""
     shown = ast.unparse(call.func)
-    found = _callee(call.func, path, module, source)
+    found = _callee(call.func, scope, path, module, source)
     if found is None:
         raise Misused(f"`{loader}` is passed to `{shown}` ({where}), whose use of it is out of sight")
     callee_path, callee_module, function = found
@@ -177,10 +177,21 @@ def _resets_after_eof(attribute: ast.Attribute, parents: Dict[int, ast.AST]) -> 
         ast.unparse(handler.type).split(".")[-1] == "EOFException"
 
 
-def _callee(func: ast.AST, path: str, module: ast.Module, source: Source
+def _callee(func: ast.AST, scope: ast.AST, path: str, module: ast.Module, source: Source
             ) -> Optional[Tuple[str, ast.Module, ast.FunctionDef]]:
-    """The top-level function `func` (a name or `module.name`) denotes: of this module, or imported at its
-    top from a module of the tree; None when it is not in sight."""
+    """The function `func` (a name or `module.name`) called in `scope` denotes: one defined once in that
+    function, or a top-level one of this module or imported at its top from a module of the tree; None when
+    it is not in sight."""
+    if isinstance(func, ast.Name) and scope is not module:
+        local = [n for n in own_nodes(scope) if isinstance(n, ast.FunctionDef) and n.name == func.id]
+        binds = sum(isinstance(n, ast.Name) and n.id == func.id and not isinstance(n.ctx, ast.Load) or
+                    isinstance(n, ast.arg) and n.arg == func.id or
+                    isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == func.id or
+                    isinstance(n, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)) and func.id in
+                    [a if isinstance(a, str) else (a.asname or a.name.split(".")[0]) for a in n.names]
+                    for n in own_nodes(scope))  # (its parameters are among its own nodes)
+        if binds:
+            return (path, module, local[0]) if len(local) == 1 and binds == 1 and not local[0].decorator_list else None
     if isinstance(func, ast.Name):
         own = _function(module, func.id)
         if own is not None and bindings(module, func.id) == 1:

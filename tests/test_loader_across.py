@@ -226,3 +226,17 @@ def test_a_receiver_that_iterates_it_keeps_the_plan(steps: str, tmp_path: Path) 
     assert not [f.message for f in result.findings if not f.fixed]
     assert "functools.partial(paddle.io.DataLoader" in result.code
     assert "loader = loader(GeneratorBatches(" in _upgrade(tmp_path / "train.py").code
+
+
+def test_a_function_of_the_caller_that_iterates_it_keeps_the_plan(tmp_path: Path) -> None:
+    # a function defined where the loader is set reads it; its parameter `data` is not the module `data`
+    body = ("        loader = data.make_loader()\n        loader.set_sample_list_generator(reader, place)\n\n"
+            "        def consume(data):\n            for b in data():\n                print(b)\n        consume(loader)\n")
+    _write(tmp_path, {"data.py": BUILDER, "train.py": CALLER.format(imports="import data", body=body)})
+    result = _upgrade(tmp_path / "data.py")
+    assert not [f.message for f in result.findings if not f.fixed]
+    assert "loader = loader(GeneratorBatches(" in _upgrade(tmp_path / "train.py").code
+    _write(tmp_path, {"train.py": CALLER.format(imports="import data", body=body.replace("for b in data():",
+                                                                                          "if data:"))})
+    left = [f.message for f in _upgrade(tmp_path / "data.py").findings if not f.fixed]
+    assert len(left) == 1 and "where `data` is tested for truth (`if data`, in `consume` of train.py)" in left[0]
