@@ -78,15 +78,26 @@ def _comment_problems(before: Sequence[Tuple[str, bool]], after: Sequence[Tuple[
 
 
 def _signatures(tree: ast.AST) -> List[Tuple]:
-    """Every function's and lambda's parameters (a rewrite may move a lambda, never change one)."""
+    """Every function's and lambda's parameters (a rewrite may move a lambda, never change one), but those
+    of a definition the upgrade writes into the module (its docstring says `(paddle-upgrade)`)."""
     out = []
+    written = {id(n) for d in ast.walk(tree) if _written_by_upgrade(d) for n in ast.walk(d)}
     for node in ast.walk(tree):
+        if id(node) in written:
+            continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             a = node.args
             out.append((type(node).__name__, tuple(p.arg for p in a.posonlyargs), tuple(p.arg for p in a.args),
                         a.vararg.arg if a.vararg else None, tuple(p.arg for p in a.kwonlyargs),
                         a.kwarg.arg if a.kwarg else None))
     return out
+
+
+def _written_by_upgrade(node: ast.AST) -> bool:
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return False
+    doc = ast.get_docstring(node)
+    return doc is not None and "(paddle-upgrade)" in doc
 
 
 def _import_names(tree: ast.AST) -> set:
