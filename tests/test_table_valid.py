@@ -435,6 +435,9 @@ TRAPS = [
     (49, _L + "resize_nearest", *_transformer("nearest_align_corners")),
     (50, _L + "shape", *_transformer("shape_items")),
     (51, _L + "topk", *_transformer("int_division")),
+    (53, _L + "resize_bilinear", *_transformer("resize_out_shape_first")),
+    (53, _L + "resize_trilinear", *_transformer("resize_out_shape_first")),
+    (53, _L + "image_resize", *_transformer("resize_out_shape_first")),
 ]
 
 

@@ -2,7 +2,7 @@
 int((in - 1) / (out - 1) * i + 0.5). 2.x `interpolate(mode='nearest')` raises for align_corners=True and reads
 int(i / scale) (align_corners=False), so only two kinds of call convert:
 
-- align_corners=False, as 1.8 computed it;
+- align_corners=False, as 1.8 computed it (of `out_shape` and `scale`, the one 1.8 used: resize_out_shape.py);
 - a `scale` the file fixes at 2 (or 1), with no out_shape or actual_shape: then out = 2 * in, and
   (in - 1) / (2 * in - 1) * i differs from i / 2 by less than 1/2 in the direction that rounds to the same row,
   so both modes read the same rows for every input size (checked on 1.8.5:
@@ -19,6 +19,7 @@ import libcst as cst
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.transformers import emit, register
+from refactors.transformers.resize_out_shape import out_shape_first
 
 _SAME_ROWS = (1, 2)  # scales for which align_corners=True and False read the same rows
 
@@ -28,7 +29,7 @@ def nearest_align_corners(ctx: Context, site: Site, node: cst.Call) -> cst.BaseE
     corners = call_args.get(node, "align_corners")
     if corners is not None:
         if _value(ctx, corners.value) is False:
-            return emit.converted(site, emit.finish(ctx, site, node))
+            return emit.converted(site, emit.finish(ctx, site, out_shape_first(node)))
         if _value(ctx, corners.value) is not True:
             raise NeedsReview(f"`align_corners={ctx.code(corners.value).strip()}` is not a literal; 2.x nearest "
                               "interpolation takes False only")

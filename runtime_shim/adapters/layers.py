@@ -466,6 +466,29 @@ def nearest_align_corners(entry: Any, generic: Callable[..., Any]) -> Callable[.
 
 
 # ------------------------------------------------------------------------------------------------
+# image_resize / resize_bilinear / resize_trilinear given both out_shape and scale
+# (refactors/transformers/resize_out_shape.py)
+
+
+@for_transformer("resize_out_shape_first")
+def resize_out_shape_first(entry: Any, generic: Callable[..., Any]) -> Callable[..., Any]:
+    """1.8 reads `scale` only when `out_shape` is None, and `actual_shape` wins over both; 2.x `interpolate`
+    refuses a size with a scale (api_mapping/SEMANTICS.md 53)."""
+    bind = CallTranslator(entry).bind
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound, extra = bind(args, kwargs)
+        if bound.get("actual_shape") is not None:
+            bound["out_shape"] = bound.pop("actual_shape")
+        if bound.get("out_shape") is not None:
+            bound.pop("scale", None)
+        return generic(*extra, **bound)
+
+    _same_face(call, generic)
+    return call
+
+
+# ------------------------------------------------------------------------------------------------
 # adaptive_pool2d/3d kind, fill_constant_batch_size_like
 
 
