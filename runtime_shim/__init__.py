@@ -11,8 +11,9 @@ the `api_mapping` table plus hand-written adapters for behaviour differences (`r
 selects the legacy static IR and 1.x's static-by-default mode (`runtime_shim.mode`), makes
 `LegacyApiWarning` visible, and gives the process 1.8's runtime behaviour where Paddle 3's differs:
 2.x functions build legacy operators (`static_ops`), `Layer.eval()` stops gradients everywhere
-(`mode.serve_tracer_modes`), tensors read as 1.8 code reads them under NumPy 2 (`tensor_methods`), layers' `sublayers` takes 1.8's
-keyword (`layer_methods`). It does nothing when the installed Paddle still ships a real `paddle.fluid`.
+(`mode.serve_tracer_modes`), tensors read as 1.8 code reads them under NumPy 2 and static operators
+align operands as 1.8's (`tensor_methods`), layers' `sublayers` takes 1.8's keyword (`layer_methods`).
+It does nothing when the installed Paddle still ships a real `paddle.fluid`.
 
 Two entry points serve upgraded code that still uses legacy APIs, and change nothing else:
 
@@ -68,7 +69,8 @@ def install(warnings: Optional[str] = None, strict: bool = False) -> bool:
     mode.select_legacy_ir()  # paddle was imported before install(): switch it now
     static_ops.serve_2x_functions()  # converted code beside legacy code (a half-upgraded project)
     program_names.serve()  # one name generator for all programs, as in 1.8
-    tensor_methods.serve()  # numpy() results read as scalars under NumPy 2; backward(backward_strategy)
+    tensor_methods.serve()  # numpy() results read as scalars under NumPy 2; backward(backward_strategy);
+    # 1.8's static operand alignment
     layer_methods.serve()  # sublayers(include_sublayers=False) is empty, as in 1.8
     mode.serve_tracer_modes()  # Layer.eval() stops gradients everywhere, as in 1.8
     if "paddle.fluid" in sys.modules:  # served names-only until now: 1.x's default mode from here on

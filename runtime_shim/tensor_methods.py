@@ -7,14 +7,17 @@
 - indexing (`x[0]`, dygraph tensors and static variables alike): an item that Paddle 3 gives as 0-D has
   1.8's shape [1] (1.8 had no 0-D tensors; `layers.concat([shape_[0], shape_[1]])` takes no 0-D input);
 - `/` of an integer tensor divides integers, truncating, the divisor cast to the dividend's dtype, as
-  1.8's `elementwise_div` did; Paddle 3 divides exactly in float32 (api_mapping/SEMANTICS.md 51).
+  1.8's `elementwise_div` did; Paddle 3 divides exactly in float32 (api_mapping/SEMANTICS.md 51);
+- `a <op> b` between static (legacy IR) variables where `b`'s first dimension is the batch (-1) and the
+  ranks differ: the lower-rank operand lines up with dimension 0, as 1.8's `axis=0` did; Paddle 3 lines
+  it up with the last (SEMANTICS 54). 1.8's dygraph had no such rule, so Tensors are left alone.
 
 `install()` serves them, `uninstall()` restores Paddle's own; `serve_names()` (coexistence) leaves the
 Tensor class alone.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, List
 
 _ORIGINAL: Dict[Any, Any] = {}  # (class, method name) -> Paddle's own, None when inherited
 
@@ -94,28 +97,66 @@ def _rtruediv(original: Callable[..., Any]) -> Callable[..., Any]:
     return __rtruediv__
 
 
+def _aligned_from_batch_axis(original: Callable[..., Any]) -> Callable[..., Any]:
+    """1.8's static `self <op> other` passed `axis=0` when `other.shape[0] == -1`
+    (layers/math_op_patch.py:241): the operand of lower rank lined up with dimension 0 of the other.
+    Trailing 1s make Paddle 3's trailing alignment do the same."""
+
+    def method(self: Any, other: Any) -> Any:
+        from paddle.base.framework import Variable
+
+        if isinstance(other, Variable) and len(other.shape) > 0 and other.shape[0] == -1:
+            missing = len(self.shape) - len(other.shape)
+            if missing > 0:
+                other = _unsqueeze_trailing(other, missing)
+            elif missing < 0 and len(self.shape) > 0:
+                self = _unsqueeze_trailing(self, -missing)
+        return original(self, other)
+
+    return method
+
+
+def _unsqueeze_trailing(x: Any, count: int) -> Any:
+    from runtime_shim.static_ops import op
+
+    rank = len(x.shape)
+    return op("paddle.unsqueeze")(x, list(range(rank, rank + count)))
+
+
 _SERVED = {"numpy": _numpy, "backward": _backward}
 _BOTH = {"__getitem__": _getitem, "__truediv__": _truediv, "__rtruediv__": _rtruediv}  # on dygraph tensors and on static (legacy IR) variables
+# 1.8's static operators that took `axis=0` from a batch-first right operand; the reflected ones
+# (`__rsub__`, ...) only ever met a number there, which 1.8 made a tensor of self's shape.
+_STATIC_BINARY = ("__add__", "__sub__", "__mul__", "__truediv__", "__pow__", "__mod__", "__floordiv__",
+                  "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
 
 
-def _classes() -> Dict[str, Any]:
+def _makers() -> Dict[Any, List[Callable[..., Any]]]:
+    """(class, method name) -> what wraps Paddle's own method, innermost first."""
     import paddle
     from paddle.base.framework import Variable
 
-    return {**{name: (paddle.Tensor,) for name in _SERVED}, **{name: (paddle.Tensor, Variable) for name in _BOTH}}
+    makers: Dict[Any, List[Callable[..., Any]]] = {}
+    for name, make in _SERVED.items():
+        makers[(paddle.Tensor, name)] = [make]
+    for name, make in _BOTH.items():
+        makers[(paddle.Tensor, name)] = [make]
+        makers[(Variable, name)] = [make]
+    for name in _STATIC_BINARY:
+        makers.setdefault((Variable, name), []).append(_aligned_from_batch_axis)
+    return makers
 
 
 def serve() -> None:
-    for name, owners in _classes().items():
-        make = {**_SERVED, **_BOTH}[name]
-        for owner in owners:
-            key = (owner, name)
-            if key not in _ORIGINAL:
-                _ORIGINAL[key] = owner.__dict__.get(name)  # None: inherited, deleted again on restore
-                original = getattr(owner, name)
-                served = make(original)
-                served.__doc__ = original.__doc__
-                setattr(owner, name, served)
+    for key, makes in _makers().items():
+        owner, name = key
+        if key not in _ORIGINAL:
+            _ORIGINAL[key] = owner.__dict__.get(name)  # None: inherited, deleted again on restore
+            original = served = getattr(owner, name)
+            for make in makes:
+                served = make(served)
+            served.__doc__ = original.__doc__
+            setattr(owner, name, served)
 
 
 def restore() -> None:

@@ -711,3 +711,55 @@ def test_34_an_inference_model_saved_by_the_upgraded_code_loads_through_the_shim
                                                                 params_filename="params.pdparams")
         got, = exe.run(program, feed={feeds[0]: np.ones([1, 2], dtype="float32")}, fetch_list=fetches)
     close(got, np.full([1, 2], 3.0))
+
+
+# --------------------------------------------------------------------------------------------------
+# I. Operators between static Variables (54)
+
+BOXES = (np.arange(48, dtype="float32").reshape(4, 3, 4) + 1) * 0.5
+PER_IMAGE = np.array([1.0, 2.0, 4.0, 8.0], dtype="float32")
+
+
+def test_54_static_operands_with_a_batch_first_dimension_line_up_with_dimension_0(fluid):
+    """Batch 4 beside 4 box coordinates: Paddle 3's trailing alignment would run and pair the wrong ones."""
+    def build():
+        boxes = fluid.data(name="boxes", shape=[-1, 3, 4], dtype="float32")
+        scale = fluid.data(name="scale", shape=[-1], dtype="float32")
+        rows = fluid.data(name="rows", shape=[-1, 3], dtype="float32")
+        counts = fluid.data(name="counts", shape=[-1, 3, 4], dtype="int64")
+        steps = fluid.data(name="steps", shape=[-1], dtype="int64")
+        return [boxes / scale, boxes * scale, boxes + scale, boxes - scale, boxes > scale, boxes ** scale,
+                scale - boxes, rows + boxes, counts / steps, counts // steps, counts % steps]
+
+    counts = np.arange(48, dtype="int64").reshape(4, 3, 4) * 7
+    steps = np.array([2, 3, 5, 7], dtype="int64")
+    rows = np.arange(12, dtype="float32").reshape(4, 3) * 10
+    got, = run_static(fluid, build, {"boxes": BOXES, "scale": PER_IMAGE, "rows": rows, "counts": counts,
+                                     "steps": steps})
+    s, k = PER_IMAGE[:, None, None], steps[:, None, None]
+    expected = [BOXES / s, BOXES * s, BOXES + s, BOXES - s, BOXES > s, BOXES ** s, s - BOXES,
+                rows[:, :, None] + BOXES, counts // k, counts // k, counts % k]
+    for actual, want in zip(got, expected):
+        assert np.shape(actual) == want.shape
+        close(actual, want)
+    assert np.asarray(got[8]).dtype == np.int64
+
+
+def test_54_a_declared_first_dimension_or_equal_ranks_keep_the_trailing_alignment(fluid):
+    def build():
+        boxes = fluid.data(name="boxes", shape=[-1, 3, 4], dtype="float32")
+        fixed = fluid.data(name="fixed", shape=[4], dtype="float32")
+        same = fluid.data(name="same", shape=[-1, 1, 4], dtype="float32")
+        return [boxes + fixed, boxes * same]
+
+    same = np.arange(16, dtype="float32").reshape(4, 1, 4)
+    got, = run_static(fluid, build, {"boxes": BOXES, "fixed": PER_IMAGE, "same": same})
+    close(got[0], BOXES + PER_IMAGE)
+    close(got[1], BOXES * same)
+
+
+def test_54_dygraph_operators_keep_the_trailing_alignment(fluid):
+    """1.8's dygraph passed axis=-1 always (dygraph/math_op_patch.py:196)."""
+    with fluid.dygraph.guard():
+        out = fluid.dygraph.to_variable(BOXES) / fluid.dygraph.to_variable(PER_IMAGE)
+        close(out.numpy(), BOXES / PER_IMAGE)
