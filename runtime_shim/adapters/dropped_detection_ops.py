@@ -109,3 +109,53 @@ def density_prior_box(input: Any, image: Any, densities: Any = None, fixed_sizes
     boxes.stop_gradient = True
     variances.stop_gradient = True
     return boxes, variances
+
+
+def _no_gradient(value: Any) -> Any:
+    """`value` as the input of an operator without a gradient: later operators pass none back to it."""
+    copy = op("paddle.assign")(value)
+    copy.stop_gradient = True
+    return copy
+
+
+@adapter("paddle.fluid.layers.box_decoder_and_assign", "per-class decoding and the best foreground class's box, "
+         "composed from 2.x operations as 1.8's kernel computed them (no 2.x API)")
+def box_decoder_and_assign(prior_box: Any, prior_box_var: Any, target_box: Any, box_score: Any, box_clip: float,
+                           name: Optional[str] = None) -> Tuple[Any, Any]:
+    """1.8 `layers.box_decoder_and_assign` (`layers/detection.py:3608`, op `box_decoder_and_assign`):
+    (decoded boxes [N, classes * 4], assigned boxes [N, 4]).
+
+    As the kernel: each prior [x1, y1, x2, y2] has pixel size w = x2 - x1 + 1 and centre x1 + w / 2; each
+    class's deltas are scaled by the four variances of `prior_box_var`, the size deltas cut at `box_clip`
+    before exp, and the box is [cx - w / 2, cy - h / 2, cx + w / 2 - 1, cy + h / 2 - 1]. The assigned
+    box is the decoded box of the best-scoring class other than 0 (the first on ties), the prior itself
+    where no such class scores above -1 (a single class). The assigned boxes keep the priors' LoD (the
+    element-wise operators pass their first operand's on), the decoded ones have none; the operator had no
+    gradient, so none flows back to the inputs."""
+    prior, variances, deltas, scores = (_no_gradient(v) for v in (prior_box, prior_box_var, target_box, box_score))
+    x1, y1, x2, y2 = op("paddle.split")(op("paddle.reshape")(prior, [-1, 1, 4]), 4, axis=2)  # [N, 1, 1] each
+    v0, v1, v2, v3 = op("paddle.split")(op("paddle.reshape")(variances, [4]), 4)
+    t0, t1, t2, t3 = op("paddle.split")(op("paddle.reshape")(deltas, [0, -1, 4]), 4, axis=2)  # [N, C, 1] each
+    width, height = x2 - x1 + 1, y2 - y1 + 1
+    centre_x, centre_y = x1 + width / 2, y1 + height / 2
+    box_w = op("paddle.exp")(op("paddle.clip")(v2 * t2, max=float(box_clip))) * width
+    box_h = op("paddle.exp")(op("paddle.clip")(v3 * t3, max=float(box_clip))) * height
+    box_x = v0 * t0 * width + centre_x
+    box_y = v1 * t1 * height + centre_y
+    per_class = op("paddle.concat")([box_x - box_w / 2, box_y - box_h / 2, box_x + box_w / 2 - 1,
+                                     box_y + box_h / 2 - 1], axis=2)  # [N, C, 4]
+    decoded = op("paddle.reshape")(per_class, [-1, target_box.shape[1]])
+    classes = box_score.shape[1]
+    if classes > 1 or classes < 0:
+        foreground = scores[:, 1:]
+        best = op("paddle.unsqueeze")(op("paddle.argmax")(foreground, axis=1) + 1, [1, 2])
+        chosen = op("paddle.take_along_axis")(per_class, op("paddle.expand")(best, [-1, 1, 4]), axis=1)
+        chosen = op("paddle.reshape")(chosen, [-1, 4])
+        scored = op("paddle.max")(foreground, axis=1, keepdim=True) > -1.0
+        chosen = op("paddle.where")(op("paddle.expand_as")(scored, chosen), chosen, prior)
+    else:
+        chosen = prior
+    assigned = prior * 0 + chosen  # the priors' LoD
+    for value in (decoded, assigned):  # as 1.8's outputs: stopped inputs do not stop them
+        value.stop_gradient = False
+    return decoded, assigned
