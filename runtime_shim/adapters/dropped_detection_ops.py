@@ -142,8 +142,8 @@ def box_decoder_and_assign(prior_box: Any, prior_box_var: Any, target_box: Any, 
     box_h = op("paddle.exp")(op("paddle.clip")(v3 * t3, max=float(box_clip))) * height
     box_x = v0 * t0 * width + centre_x
     box_y = v1 * t1 * height + centre_y
-    per_class = op("paddle.concat")([box_x - box_w / 2, box_y - box_h / 2, box_x + box_w / 2 - 1,
-                                     box_y + box_h / 2 - 1], axis=2)  # [N, C, 4]
+    corners = [box_x - box_w / 2, box_y - box_h / 2, box_x + box_w / 2 - 1, box_y + box_h / 2 - 1]
+    per_class = op("paddle.concat")(corners, axis=2)  # [N, C, 4]
     decoded = op("paddle.reshape")(per_class, [-1, target_box.shape[1]])
     classes = box_score.shape[1]
     if classes > 1 or classes < 0:
