@@ -47,9 +47,9 @@ def {name}(prior_box, prior_box_var, target_box, box_score, box_clip):
     chosen = prior
     if box_score.shape[1] != 1:
         foreground = scores[:, 1:]
-        best = {paddle}.unsqueeze({paddle}.argmax(foreground, axis=1) + 1, [1, 2])
-        chosen = {paddle}.take_along_axis(per_class, {paddle}.expand(best, [-1, 1, 4]), axis=1)
-        chosen = {paddle}.reshape(chosen, [-1, 4])
+        rows = {paddle}.arange(0, {paddle}.shape(scores)[0], dtype="int64")
+        best = {paddle}.argmax(foreground, axis=1) + 1
+        chosen = {paddle}.gather_nd(per_class, {paddle}.stack([rows, best], axis=1))  # [N, 4]
         scored = {paddle}.max(foreground, axis=1, keepdim=True) > -1.0
         chosen = {paddle}.where({paddle}.expand_as(scored, chosen), chosen, prior)
     assigned = prior * 0 + chosen  # the priors' LoD

@@ -148,9 +148,9 @@ def box_decoder_and_assign(prior_box: Any, prior_box_var: Any, target_box: Any, 
     classes = box_score.shape[1]
     if classes > 1 or classes < 0:
         foreground = scores[:, 1:]
-        best = op("paddle.unsqueeze")(op("paddle.argmax")(foreground, axis=1) + 1, [1, 2])
-        chosen = op("paddle.take_along_axis")(per_class, op("paddle.expand")(best, [-1, 1, 4]), axis=1)
-        chosen = op("paddle.reshape")(chosen, [-1, 4])
+        rows = op("paddle.arange")(0, op("paddle.shape")(scores)[0], dtype="int64")
+        best = op("paddle.argmax")(foreground, axis=1) + 1
+        chosen = op("paddle.gather_nd")(per_class, op("paddle.stack")([rows, best], axis=1))  # [N, 4]
         scored = op("paddle.max")(foreground, axis=1, keepdim=True) > -1.0
         chosen = op("paddle.where")(op("paddle.expand_as")(scored, chosen), chosen, prior)
     else:
