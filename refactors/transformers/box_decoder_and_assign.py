@@ -6,12 +6,14 @@ w = x2 - x1 + 1 and centre x1 + w / 2; each class's deltas are scaled by the fou
 `prior_box_var`, the size deltas cut at `box_clip` before exp, the box being [cx - w / 2, cy - h / 2,
 cx + w / 2 - 1, cy + h / 2 - 1] ([N, classes * 4]); the assigned box [N, 4] is the decoded box of the
 best-scoring class other than 0 (the first on ties), or the prior where none scores above -1 (one
-class). The assigned boxes have the priors' LoD, the decoded none; the op has no gradient. The call goes
-to a function written once in the module with the kernel's operations in its order (the same float32
-values); in a legacy-IR program the element-wise operators pass the priors' LoD on (the priors are the
-first operand of the last one), and the inputs are read through copies that stop the gradient. `name`
-only named the outputs, and is dropped. Checked on 1.8.5 and 3.3.1 with a LoD prior, a background-best
-row, tied scores, deltas past the clip and one class: fixtures/legacy/box_decoder_and_assign_static.py.
+class). The decoded boxes have the deltas' LoD, the assigned ones the priors' (1.8's shape inference
+shared them: the class-aware Cascade R-CNN expands im_info by the decoded boxes' LoD); the op has no
+gradient. The call goes to a function written once in the module with the kernel's operations in its
+order (the same float32 values); in a legacy-IR program the element-wise operators pass those LoDs on
+(the deltas and the priors are the first operands of the last ones), and the inputs are read through
+copies that stop the gradient. `name` only named the outputs, and is dropped. Checked on 1.8.5 and 3.3.1
+with LoD priors and deltas, a background-best row, tied scores, deltas past the clip and one class:
+fixtures/legacy/box_decoder_and_assign_static.py.
 The shim serves the call with the same rule.
 """
 from __future__ import annotations
@@ -26,7 +28,8 @@ def {name}(prior_box, prior_box_var, target_box, box_score, box_clip):
     """fluid.layers.box_decoder_and_assign of Paddle 1.8 (paddle-upgrade): the boxes decoded per class from
     the priors [N, 4] (pixel sizes, +1), the variance tensor and the deltas [N, classes * 4], the size
     deltas cut at box_clip; and the box of the best class other than 0 (the prior where none scores
-    above -1). The assigned boxes have the priors' LoD; no gradient, as 1.8's operator."""
+    above -1). The decoded boxes have the deltas' LoD, the assigned ones the priors'; no gradient, as 1.8's
+    operator."""
     copies = []
     for value in (prior_box, prior_box_var, target_box, box_score):
         copies.append({paddle}.assign(value))
@@ -43,7 +46,7 @@ def {name}(prior_box, prior_box_var, target_box, box_score, box_clip):
     box_y = v1 * t1 * height + centre_y
     corners = [box_x - box_w / 2, box_y - box_h / 2, box_x + box_w / 2 - 1, box_y + box_h / 2 - 1]
     per_class = {paddle}.concat(corners, axis=2)
-    decoded = {paddle}.reshape(per_class, [-1, target_box.shape[1]])
+    decoded = deltas * 0 + {paddle}.reshape(per_class, [-1, target_box.shape[1]])  # the deltas' LoD
     chosen = prior
     if box_score.shape[1] != 1:
         foreground = scores[:, 1:]

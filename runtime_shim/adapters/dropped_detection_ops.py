@@ -129,9 +129,9 @@ def box_decoder_and_assign(prior_box: Any, prior_box_var: Any, target_box: Any, 
     class's deltas are scaled by the four variances of `prior_box_var`, the size deltas cut at `box_clip`
     before exp, and the box is [cx - w / 2, cy - h / 2, cx + w / 2 - 1, cy + h / 2 - 1]. The assigned
     box is the decoded box of the best-scoring class other than 0 (the first on ties), the prior itself
-    where no such class scores above -1 (a single class). The assigned boxes keep the priors' LoD (the
-    element-wise operators pass their first operand's on), the decoded ones have none; the operator had no
-    gradient, so none flows back to the inputs."""
+    where no such class scores above -1 (a single class). The decoded boxes keep the deltas' LoD, the assigned
+    ones the priors' (as 1.8's shape inference shared them; the element-wise operators pass their first
+    operand's on, in a legacy-IR program); the operator had no gradient, so none flows back to the inputs."""
     prior, variances, deltas, scores = (_no_gradient(v) for v in (prior_box, prior_box_var, target_box, box_score))
     x1, y1, x2, y2 = op("paddle.split")(op("paddle.reshape")(prior, [-1, 1, 4]), 4, axis=2)  # [N, 1, 1] each
     v0, v1, v2, v3 = op("paddle.split")(op("paddle.reshape")(variances, [4]), 4)
@@ -144,7 +144,7 @@ def box_decoder_and_assign(prior_box: Any, prior_box_var: Any, target_box: Any, 
     box_y = v1 * t1 * height + centre_y
     corners = [box_x - box_w / 2, box_y - box_h / 2, box_x + box_w / 2 - 1, box_y + box_h / 2 - 1]
     per_class = op("paddle.concat")(corners, axis=2)  # [N, C, 4]
-    decoded = op("paddle.reshape")(per_class, [-1, target_box.shape[1]])
+    decoded = deltas * 0 + op("paddle.reshape")(per_class, [-1, target_box.shape[1]])  # the deltas' LoD
     classes = box_score.shape[1]
     if classes > 1 or classes < 0:
         foreground = scores[:, 1:]
