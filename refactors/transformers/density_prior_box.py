@@ -7,12 +7,15 @@ around the cell centre (w + offset) * step, spaced shift = int(mean step) // d a
 image size over the feature size unless both `steps` are nonzero; corners divided by the image size and
 cut at 0 (x1, y1) and 1 (x2, y2), all cut to [0, 1] with `clip`; variances repeated per box; [H, W,
 priors, 4] each, no gradient. The call goes to a function written once in the module that computes the
-same grid by broadcasting, rounding where the kernel stored values (centres in the input's type, corners
-in double, stored back), sizes read at run time where the program leaves them open. With
-`flatten_to_2d` the boxes are the same, but 1.8 left the flattened row count open (-1) where the 2.x
-reshape fixes it, so such calls are left for the shim, which keeps 1.8's shape. `name` only named the
-outputs, and is dropped. Checked on 1.8.5 and 3.3.1 (FaceBoxes' densities, steps from the sizes, several
-ratios, clip, offsets, run-time sizes): fixtures/legacy/density_prior_box_static.py.
+same grid by broadcasting, rounding where the kernel stored values (cell centres in the input's type,
+box centres and sizes in float, corners in double, stored back in the input's type), sizes read at run
+time where the program leaves them open. With `flatten_to_2d` the boxes are the same, but 1.8 left the
+flattened row count open (-1) where the 2.x reshape fixes it, so such calls are left for the shim, which
+keeps 1.8's shape. The ratios are taken in the order given, which 1.8.5's kernel did not always keep
+with several ratios (it collected their square roots from OpenMP threads without a lock: an occasional
+run ordered them otherwise). `name` only named the outputs, and is dropped. Checked on 1.8.5 and 3.3.1 (FaceBoxes'
+densities, steps from the sizes, several ratios, clip, offsets, run-time sizes):
+fixtures/legacy/density_prior_box_static.py.
 """
 from __future__ import annotations
 
@@ -66,8 +69,9 @@ def {name}(input, image, densities=None, fixed_sizes=None, fixed_ratios=None,
         cells = input.shape[axis] if input.shape[axis] >= 0 else {paddle}.shape(input)[axis]
         centre = ({paddle}.cast({paddle}.arange(0, cells, dtype="int64"), dtype) + float(offset)) * step
         centre = {paddle}.reshape({paddle}.cast(centre, "float64"), [-1, 1])
-        grid = {paddle}.cast(centre + spread, dtype) + {paddle}.cast(constant(index, "float64") * shift, dtype)
-        grid = {paddle}.cast(grid, "float64")
+        # the kernel's box centres are floats whatever the input's type
+        offsets = {paddle}.cast(constant(index, "float64") * shift, "float32")
+        grid = {paddle}.cast({paddle}.cast(centre + spread, "float32") + offsets, "float64")
         low = {paddle}.clip((grid - constant(half, "float64")) / extent, min=0.0)
         high = {paddle}.clip((grid + constant(half, "float64")) / extent, max=1.0)
         return {paddle}.cast(low, dtype), {paddle}.cast(high, dtype)

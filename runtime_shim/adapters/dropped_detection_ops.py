@@ -43,7 +43,10 @@ def density_prior_box(input: Any, image: Any, densities: Any = None, fixed_sizes
     nonzero; each fixed size s with density d, for each ratio r, puts d x d boxes of width s * sqrt(r) and
     height s / sqrt(r) around the cell centre (w + offset) * step, spaced shift = int(mean step) // d apart;
     corners are divided by the image size and cut at 0 (x1, y1) and 1 (x2, y2), all cut to [0, 1] with
-    `clip`. Rounding follows the kernel: centres in the input's type, corners in double, stored back."""
+    `clip`. Rounding follows the kernel: cell centres in the input's type, box centres and sizes in float,
+    corners in double, stored back in the input's type. The ratios are taken in the order given: 1.8.5's
+    kernel collected their square roots from OpenMP threads without a lock, and with several ratios an
+    occasional run ordered them otherwise (fixtures/legacy/density_prior_box_static.py says how often)."""
     for given, what in ((densities, "densities"), (fixed_sizes, "fixed_sizes"), (fixed_ratios, "fixed_ratios")):
         if not isinstance(given, (list, tuple)):
             raise TypeError(f"The type of '{what}' in density_prior_box must be (list, tuple), but received "
@@ -87,7 +90,9 @@ def density_prior_box(input: Any, image: Any, densities: Any = None, fixed_sizes
     def corners(cells: Any, step: Any, index: List[int], half: List[float], extent: Any) -> Tuple[Any, Any]:
         centre = cast((cast(op("paddle.arange")(0, cells, dtype="int64"), dtype) + float(offset)) * step, "float64")
         centre = op("paddle.reshape")(centre, [-1, 1])
-        grid = cast(cast(centre + spread, dtype) + cast(_constant(index, "float64") * shift_d, dtype), "float64")
+        # the kernel's box centres are floats whatever the input's type
+        grid = cast(cast(centre + spread, "float32") + cast(_constant(index, "float64") * shift_d, "float32"),
+                    "float64")
         low = op("paddle.clip")((grid - _constant(half, "float64")) / extent, min=0.0)
         high = op("paddle.clip")((grid + _constant(half, "float64")) / extent, max=1.0)
         return cast(low, dtype), cast(high, dtype)
