@@ -12,6 +12,7 @@ A reason already written on its line (a second run over upgraded code) is not wr
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -24,7 +25,7 @@ Mark = Tuple[str, Optional[cst.CSTNode]]  # a reason, and the node whose first l
 
 def attach(stmt: cst.BaseStatement, marks: Sequence[Mark], module: cst.Module) -> cst.BaseStatement:
     """`stmt` with a TODO for each mark; `module` gives the code style (indentation, newlines)."""
-    marks = [(" ".join(reason.split()), node) for reason, node in marks]  # a comment is one line
+    marks = [(_one_line(reason), node) for reason, node in marks]
     reasons = list(dict.fromkeys(reason for reason, _ in marks))
     if not reasons:
         return stmt
@@ -52,6 +53,15 @@ def attach(stmt: cst.BaseStatement, marks: Sequence[Mark], module: cst.Module) -
             continue
         text, lines, stmt = edited, edited.splitlines(keepends=True), replaced
     return _above(stmt, [r for r in dict.fromkeys(above) if not _has(stmt, r)])
+
+
+def _one_line(reason: str) -> str:
+    """A comment is one line. Code the reason quotes loses the TODO comments in it (an earlier run's, on a
+    line of a statement spread over several), or a second run would write a longer reason."""
+    return " ".join(_OWN_COMMENT.sub("", reason).split())
+
+
+_OWN_COMMENT = re.compile(r"[ \t]*" + re.escape(PREFIX.rstrip()) + r"[^\n]*")
 
 
 def _lines_of(stmt: cst.BaseStatement, nodes: Sequence[Optional[cst.CSTNode]], module: cst.Module,

@@ -121,3 +121,12 @@ def test_check_fails_while_legacy_uses_remain_and_the_summary_counts_them(tmp_pa
     assert check.returncode == 1, check.stderr
     assert "nothing to change; 1 file(s) still use legacy APIs (marked TODO)" in check.stderr
     assert _cli(tmp_path, "-i", "done.py", "--check").returncode == 0
+
+
+def test_a_reason_quoting_code_a_todo_went_into_reads_the_same_on_a_second_run() -> None:
+    # PaddleRec's dataset_holder.py: the quoted argument spans the line the TODO goes on
+    source = ("import paddle.fluid as fluid\n\n\ndef make(config):\n"
+              "    return fluid.DatasetFactory().create_dataset(config[\n        'dataset_type'])\n")
+    once = refactors.upgrade_code(source).code
+    assert "`datafeed_class=config[ 'dataset_type']` is not a literal" in once
+    assert refactors.upgrade_code(once).code == once
