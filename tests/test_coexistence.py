@@ -130,3 +130,16 @@ def test_a_reason_quoting_code_a_todo_went_into_reads_the_same_on_a_second_run()
     once = refactors.upgrade_code(source).code
     assert "`datafeed_class=config[ 'dataset_type']` is not a literal" in once
     assert refactors.upgrade_code(once).code == once
+
+
+def test_a_reason_left_for_code_the_run_converts_reads_the_same_on_a_second_run() -> None:
+    # PaddleNLP ACL2018-DAM (release/1.6): between set_gradient_clip and minimize, a call the first run
+    # converts (`fluid.default_main_program()`) must read as making no parameter in its 2.x form too
+    source = ("import paddle.fluid as fluid\n\n\ndef train(loss, other):\n"
+              "    fluid.clip.set_gradient_clip(clip=fluid.clip.GradientClipByValue(max=1.0, min=-1.0))\n"
+              "    test_program = fluid.default_main_program().clone(for_test=True)\n"
+              "    optimizer = fluid.optimizer.Adam(learning_rate=0.1)\n    optimizer.minimize(loss)\n"
+              "    fluid.optimizer.SGD(learning_rate=0.1).minimize(other)\n")
+    once = refactors.upgrade_code(source).code
+    assert "another optimizer step in the module" in once
+    assert refactors.upgrade_code(once).code == once

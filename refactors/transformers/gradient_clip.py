@@ -43,7 +43,9 @@ from refactors.transformers import SCOPE, emit, register
 # and 2.x names (a second run sees the 2.x ones): whole modules, and names in others.
 _NO_PARAMETERS = (OPTIMIZERS, "paddle.fluid.regularizer.", "paddle.fluid.clip.", "paddle.fluid.unique_name.",
                   "paddle.optimizer.", "paddle.regularizer.", "paddle.utils.unique_name.")
-_NO_PARAMETER_NAMES = {"paddle.fluid.layers.": ("create_global_var",), "paddle.static.": ("create_global_var",),
+# (each 1.8 name with its 2.x one: a second run reads what the first converted the same way)
+_NO_PARAMETER_NAMES = {"paddle.fluid.layers.": ("create_global_var",),
+                       "paddle.static.": ("create_global_var", "default_main_program", "default_startup_program"),
                        "paddle.fluid.": ("default_main_program", "default_startup_program"),
                        "paddle.fluid.io.": ("is_parameter", "is_persistable"),
                        "paddle.nn.": ("ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue")}
