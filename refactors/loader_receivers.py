@@ -21,7 +21,10 @@ from refactors.tree_index import TreeIndex
 
 _DEPTH = 4  # how many functions a loader passed on is followed through
 # Builtins that only iterate what they are given (both loaders iterate alike); `next` only of `loader()`.
-_ITERATING = frozenset({"enumerate", "iter", "zip", "list", "tuple", "sorted", "map", "filter"})
+_ITERATING = frozenset({"enumerate", "iter", "zip", "map", "filter"})
+# ...and those that ask the length first: a 2.x DataLoader over an IterableDataset raises there, the
+# iterator `loader()` gives does not (both checked on 3.3.1).
+_SIZING = frozenset({"list", "tuple", "sorted"})
 
 # path -> (text, tree) of a module of the tree, recording what it read (loader_across._source).
 Source = Callable[[str], Optional[Tuple[str, ast.Module]]]
@@ -68,6 +71,9 @@ def _use(name: ast.Name, parents: Dict[int, ast.AST], scope: ast.AST, loader: st
             isinstance(parent.func, ast.Name) and parent.func.id == "bool":
         raise Misused(f"`{loader}` is tested for truth (`{_snippet(parent)}`, {where}): `bool()` of a 2.x DataLoader over an "
                       f"IterableDataset raises, 1.8's loader was true")
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _SIZING:
+        raise Misused(f"`{loader}` is passed to `{parent.func.id}` ({where}), which asks its length: a 2.x "
+                      f"DataLoader over an IterableDataset raises, 1.8's loader had none to ask")
     if isinstance(parent, ast.keyword):  # passed by keyword: the call is the keyword's parent
         parent = parents.get(id(parent))
     if isinstance(parent, ast.Call) and name in parent.args + [k.value for k in parent.keywords]:
@@ -105,7 +111,7 @@ def _iterated(node: ast.AST, parent: Optional[ast.AST], calls: bool = False) -> 
     if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
         return True
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \
-        parent.func.id in (_ITERATING | ({"next"} if calls else set())) and node in parent.args
+        parent.func.id in (_ITERATING | (_SIZING | {"next"} if calls else set())) and node in parent.args
 
 
 def _passed(call: ast.Call, name: ast.Name, scope: ast.AST, loader: str, path: str, module: ast.Module, source: Source,

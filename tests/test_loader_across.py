@@ -153,6 +153,8 @@ RECEIVED_LEFT = [
                  id="and"),
     pytest.param("def run(loader, n):\n    return bool(loader)\n", "`loader` is tested for truth (`bool(loader)`, in `run` of steps.py)", id="bool"),
     pytest.param("def run(loader, n):\n    return next(loader)\n", "`loader` is passed to `next`", id="next"),
+    pytest.param("def run(loader, n):\n    return list(loader)\n", "`loader` is passed to `list` (in `run` of steps.py), "
+                 "which asks its length", id="list"),
     pytest.param("def run(loader, n):\n    return -loader\n", "`loader` is kept, returned or used", id="negated"),
     pytest.param("def run(loader, n):\n    print(loader.queue)\n", "`loader.queue` is used (in `run` of steps.py)", id="queue"),
     pytest.param("def run(loader, n):\n    loader.start()\n    show(loader)\n\n\ndef show(x):\n    pass\n",
