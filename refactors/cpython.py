@@ -58,3 +58,16 @@ def bindings(module: ast.AST, name: str) -> int:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             count += sum((a.asname or a.name.split(".")[0]) == name for a in node.names)
     return count
+
+
+# The docstring of each definition paddle-upgrade writes into a module says so (module_definitions.define_once
+# holds its templates to it): what reads an upgraded file can tell the upgrade's code from the user's.
+WRITTEN_MARK = "(paddle-upgrade)"
+
+
+def written_by_upgrade(node: ast.AST) -> bool:
+    """A function or class the upgrade wrote into the module for a 1.8 API (a second run meets it)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return False
+    doc = ast.get_docstring(node)
+    return doc is not None and WRITTEN_MARK in doc

@@ -16,7 +16,7 @@ import ast
 import os
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
-from refactors.cpython import NESTED, bindings, own_nodes
+from refactors.cpython import NESTED, bindings, own_nodes, written_by_upgrade
 from refactors.tree_index import TreeIndex
 
 _DEPTH = 4  # how many functions a loader passed on is followed through
@@ -119,7 +119,7 @@ def _passed(call: ast.Call, name: ast.Name, scope: ast.AST, loader: str, path: s
     """The loader is an argument of `call`: followed into the function called, when it is in sight."""
     shown = ast.unparse(call.func)
     found = _callee(call.func, scope, path, module, source)
-    if found is None or _written_by_upgrade(found[2]):
+    if found is None or written_by_upgrade(found[2]):
         # A builtin (`next`) is named; another function is not: a 1.8 one the upgrade writes into the module
         # (`distributed_batch_reader`) is called by another name on a second run, whose finding must read the same.
         if isinstance(call.func, ast.Name) and not bindings(module, call.func.id):
@@ -228,13 +228,6 @@ def _in_module(path: str, dotted: str, level: int, name: str, source: Source
         return None
     function = _function(read[1], name)
     return (other, read[1], function) if function is not None and bindings(read[1], name) == 1 else None
-
-
-def _written_by_upgrade(function: ast.FunctionDef) -> bool:
-    """A function paddle-upgrade wrote into the module for a 1.8 one (its docstring says so): as out of
-    sight as the 1.8 function it stands for."""
-    doc = ast.get_docstring(function)
-    return doc is not None and "(paddle-upgrade)" in doc
 
 
 def _function(module: ast.Module, name: str) -> Optional[ast.FunctionDef]:

@@ -104,23 +104,17 @@ def _aligned_from_batch_axis(original: Callable[..., Any]) -> Callable[..., Any]
 
     def method(self: Any, other: Any) -> Any:
         from paddle.base.framework import Variable
+        from runtime_shim.adapters.layers import align_for_axis  # elementwise_*(axis=0)'s alignment
 
         if isinstance(other, Variable) and len(other.shape) > 0 and other.shape[0] == -1:
             missing = len(self.shape) - len(other.shape)
             if missing > 0:
-                other = _unsqueeze_trailing(other, missing)
+                other = align_for_axis(self, other, 0)
             elif missing < 0 and len(self.shape) > 0:
-                self = _unsqueeze_trailing(self, -missing)
+                self = align_for_axis(other, self, 0)
         return original(self, other)
 
     return method
-
-
-def _unsqueeze_trailing(x: Any, count: int) -> Any:
-    from runtime_shim.static_ops import op
-
-    rank = len(x.shape)
-    return op("paddle.unsqueeze")(x, list(range(rank, rank + count)))
 
 
 _SERVED = {"numpy": _numpy, "backward": _backward}

@@ -30,6 +30,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from refactors.cpython import written_by_upgrade
 from tools.fuzz_sources import source
 from upgrade_tool import pipeline, source_io
 
@@ -79,9 +80,9 @@ def _comment_problems(before: Sequence[Tuple[str, bool]], after: Sequence[Tuple[
 
 def _signatures(tree: ast.AST) -> List[Tuple]:
     """Every function's and lambda's parameters (a rewrite may move a lambda, never change one), but those
-    of a definition the upgrade writes into the module (its docstring says `(paddle-upgrade)`)."""
+    of a definition the upgrade writes into the module (refactors.cpython.written_by_upgrade)."""
     out = []
-    written = {id(n) for d in ast.walk(tree) if _written_by_upgrade(d) for n in ast.walk(d)}
+    written = {id(n) for d in ast.walk(tree) if written_by_upgrade(d) for n in ast.walk(d)}
     for node in ast.walk(tree):
         if id(node) in written:
             continue
@@ -91,13 +92,6 @@ def _signatures(tree: ast.AST) -> List[Tuple]:
                         a.vararg.arg if a.vararg else None, tuple(p.arg for p in a.kwonlyargs),
                         a.kwarg.arg if a.kwarg else None))
     return out
-
-
-def _written_by_upgrade(node: ast.AST) -> bool:
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return False
-    doc = ast.get_docstring(node)
-    return doc is not None and "(paddle-upgrade)" in doc
 
 
 def _import_names(tree: ast.AST) -> set:

@@ -8,6 +8,7 @@ from typing import Tuple
 
 import libcst as cst
 
+from refactors.cpython import WRITTEN_MARK
 from refactors.engine import Context, NeedsReview, Site
 from refactors import call_args
 from refactors.local_values import bound_once
@@ -30,9 +31,10 @@ def numpy_name(ctx: Context, site: Site) -> str:
 
 def define_once(ctx: Context, site: Site, base: str, template: str, stdlib: Tuple[str, ...] = ()) -> str:
     """The name of the module-level definition `template` (`{name}`, `{paddle}`, `{numpy}` and each
-    standard-library module of `stdlib`, e.g. `{os}`, filled in), written once, before the module's
+    standard-library module of `stdlib`, e.g. `{os}`, filled in; its docstring says WRITTEN_MARK), written once, before the module's
     statement that holds the first use site needing it (after the imports that statement may need).
     NeedsReview where that name means something else."""
+    assert WRITTEN_MARK in template, f"the docstring of {base}'s template must say {WRITTEN_MARK}"
     key = ("module definition", template)
     name = ctx.memo.get(key)
     if name is None:
