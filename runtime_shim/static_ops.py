@@ -183,6 +183,34 @@ def op(dotted: str) -> Callable[..., Any]:
     return compat(getattr(importlib.import_module(module), attr))
 
 
+class _Functions:
+    """`paddle` (or one of its modules) as a kernel run by the shim sees it: each function through `op`."""
+
+    def __init__(self, dotted: str) -> None:
+        self._dotted = dotted
+
+    def __getattr__(self, attr: str) -> Any:
+        return _resolved(f"{self._dotted}.{attr}")
+
+
+@functools.lru_cache(maxsize=None)
+def _resolved(dotted: str) -> Any:
+    module, _, attr = dotted.rpartition(".")
+    value = getattr(importlib.import_module(module), attr)
+    return _Functions(dotted) if inspect.ismodule(value) else op(dotted)
+
+
+@functools.lru_cache(maxsize=None)
+def kernel(template: str, name: str) -> Callable[..., Any]:
+    """The 1.8 function `template` of api_mapping.kernels spells in 2.x (the text the upgrade writes into
+    modules), compiled once, calling each 2.x function through `op`."""
+    import numpy
+
+    from api_mapping.kernels import compiled
+
+    return compiled(template, name, _Functions("paddle"), numpy)
+
+
 # (owner, attribute, what it held before `serve_2x_functions`), for `restore_2x_functions`.
 _REPLACED: List[Tuple[Any, str, Any]] = []
 

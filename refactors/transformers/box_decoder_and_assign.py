@@ -20,46 +20,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from api_mapping.kernels import BOX_DECODER_AND_ASSIGN
 from refactors.engine import Context, Site
 from refactors.transformers import emit, module_definitions, register
-
-BOX_DECODER_AND_ASSIGN = '''\
-def {name}(prior_box, prior_box_var, target_box, box_score, box_clip):
-    """fluid.layers.box_decoder_and_assign of Paddle 1.8 (paddle-upgrade): the boxes decoded per class from
-    the priors [N, 4] (pixel sizes, +1), the variance tensor and the deltas [N, classes * 4], the size
-    deltas cut at box_clip; and the box of the best class other than 0 (the prior where none scores
-    above -1). The decoded boxes have the deltas' LoD, the assigned ones the priors'; no gradient, as 1.8's
-    operator."""
-    copies = []
-    for value in (prior_box, prior_box_var, target_box, box_score):
-        copies.append({paddle}.assign(value))
-        copies[-1].stop_gradient = True
-    prior, variances, deltas, scores = copies
-    x1, y1, x2, y2 = {paddle}.split({paddle}.reshape(prior, [-1, 1, 4]), 4, axis=2)
-    v0, v1, v2, v3 = {paddle}.split({paddle}.reshape(variances, [4]), 4)
-    t0, t1, t2, t3 = {paddle}.split({paddle}.reshape(deltas, [0, -1, 4]), 4, axis=2)
-    width, height = x2 - x1 + 1, y2 - y1 + 1
-    centre_x, centre_y = x1 + width / 2, y1 + height / 2
-    box_w = {paddle}.exp({paddle}.clip(v2 * t2, max=float(box_clip))) * width
-    box_h = {paddle}.exp({paddle}.clip(v3 * t3, max=float(box_clip))) * height
-    box_x = v0 * t0 * width + centre_x
-    box_y = v1 * t1 * height + centre_y
-    corners = [box_x - box_w / 2, box_y - box_h / 2, box_x + box_w / 2 - 1, box_y + box_h / 2 - 1]
-    per_class = {paddle}.concat(corners, axis=2)
-    decoded = deltas * 0 + {paddle}.reshape(per_class, [-1, target_box.shape[1]])  # the deltas' LoD
-    chosen = prior
-    if box_score.shape[1] != 1:
-        foreground = scores[:, 1:]
-        rows = {paddle}.arange(0, {paddle}.shape(scores)[0], dtype="int64")
-        best = {paddle}.argmax(foreground, axis=1) + 1
-        chosen = {paddle}.gather_nd(per_class, {paddle}.stack([rows, best], axis=1))  # [N, 4]
-        scored = {paddle}.max(foreground, axis=1, keepdim=True) > -1.0
-        chosen = {paddle}.where({paddle}.expand_as(scored, chosen), chosen, prior)
-    assigned = prior * 0 + chosen  # the priors' LoD
-    decoded.stop_gradient = False  # as 1.8's outputs: stopped inputs do not stop them
-    assigned.stop_gradient = False
-    return decoded, assigned
-'''
 
 
 @register("box_decoder_and_assign_rule")

@@ -21,74 +21,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from api_mapping.kernels import DENSITY_PRIOR_BOX
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.transformers import emit, module_definitions, register
-
-DENSITY_PRIOR_BOX = '''\
-def {name}(input, image, densities=None, fixed_sizes=None, fixed_ratios=None,
-        variance=[0.1, 0.1, 0.2, 0.2], clip=False, steps=[0.0, 0.0], offset=0.5, flatten_to_2d=False):
-    """fluid.layers.density_prior_box of Paddle 1.8 (paddle-upgrade): (boxes, variances), [H, W, priors, 4]
-    each: per feature cell, d x d boxes per fixed size (density d) and ratio, spaced int(mean step) // d
-    apart around the cell centre, normalized by the image size, rounded as 1.8's kernel; no gradient."""
-    if len(densities) != len(fixed_sizes):
-        raise ValueError("densities and fixed_sizes length should be equal.")
-    dtype = input.dtype
-
-    def dim(value, axis, kind):  # one size, fixed by the program or read at run time
-        if value.shape[axis] >= 0:
-            return {paddle}.full([1], float(value.shape[axis]), kind)
-        return {paddle}.cast({paddle}.shape(value)[axis], kind)
-
-    def constant(values, kind):
-        return {paddle}.cast({paddle}.assign({numpy}.asarray(values, "float64")), kind)
-
-    image_h, image_w = dim(image, 2, "float64"), dim(image, 3, "float64")
-    step_w, step_h = (float({numpy}.float32(step)) for step in steps)
-    if step_w == 0 or step_h == 0:
-        step_x, step_y = dim(image, 3, dtype) / dim(input, 3, dtype), dim(image, 2, dtype) / dim(input, 2, dtype)
-    else:
-        step_x, step_y = {paddle}.full([1], step_w, dtype), {paddle}.full([1], step_h, dtype)
-    step_average = {paddle}.floor((step_x + step_y) * 0.5)
-    density, column, row, half_w, half_h = [], [], [], [], []  # per prior: size, ratio, row, column
-    roots = [{numpy}.float32({numpy}.sqrt(float(ratio))) for ratio in fixed_ratios]
-    for size, count in zip(fixed_sizes, densities):
-        size, count = {numpy}.float32(size), int(count)
-        for root in roots:
-            for i in range(count):
-                for j in range(count):
-                    density.append(count)
-                    row.append(i)
-                    column.append(j)
-                    half_w.append(float({numpy}.float32(size * root)) / 2)
-                    half_h.append(float({numpy}.float32(size / root)) / 2)
-    shift = {paddle}.cast({paddle}.floor(step_average / constant(density, dtype)), "float64")
-    spread = -{paddle}.cast(step_average, "float64") / 2 + shift / 2
-
-    def corners(axis, step, index, half, extent):
-        cells = input.shape[axis] if input.shape[axis] >= 0 else {paddle}.shape(input)[axis]
-        centre = ({paddle}.cast({paddle}.arange(0, cells, dtype="int64"), dtype) + float(offset)) * step
-        centre = {paddle}.reshape({paddle}.cast(centre, "float64"), [-1, 1])
-        # the kernel's box centres are floats whatever the input's type
-        offsets = {paddle}.cast(constant(index, "float64") * shift, "float32")
-        grid = {paddle}.cast({paddle}.cast(centre + spread, "float32") + offsets, "float64")
-        low = {paddle}.clip((grid - constant(half, "float64")) / extent, min=0.0)
-        high = {paddle}.clip((grid + constant(half, "float64")) / extent, max=1.0)
-        return {paddle}.cast(low, dtype), {paddle}.cast(high, dtype)
-
-    x1, x2 = ({paddle}.unsqueeze(v, [0]) for v in corners(3, step_x, column, half_w, image_w))
-    y1, y2 = ({paddle}.unsqueeze(v, [1]) for v in corners(2, step_y, row, half_h, image_h))
-    zero_x, zero_y = x1 * 0, y1 * 0
-    boxes = {paddle}.stack([x1 + zero_y, y1 + zero_x, x2 + zero_y, y2 + zero_x], axis=-1)
-    if clip:
-        boxes = {paddle}.clip(boxes, min=0.0, max=1.0)
-    variances = boxes * 0 + constant([float(v) for v in variance], dtype)
-    if flatten_to_2d:
-        boxes, variances = {paddle}.reshape(boxes, [-1, 4]), {paddle}.reshape(variances, [-1, 4])
-    boxes.stop_gradient = True
-    variances.stop_gradient = True
-    return boxes, variances
-'''
 
 
 @register("density_prior_box_grid")

@@ -14,26 +14,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from api_mapping.kernels import IOU_SIMILARITY
 from refactors.engine import Context, Site
 from refactors.transformers import emit, module_definitions, register
-
-IOU_SIMILARITY = '''\
-def {name}(x, y, box_normalized=True):
-    """fluid.layers.iou_similarity of Paddle 1.8 (paddle-upgrade): the [N, M] intersection over union of
-    the boxes x [N, 4] and y [M, 4] (xmin, ymin, xmax, ymax), one pixel more per side length where the
-    boxes are not normalized; x's LoD, and no gradient, as 1.8's operator."""
-    offset = 0.0 if box_normalized else 1.0
-    xmin1, ymin1, xmax1, ymax1 = {paddle}.split(x, 4, axis=1)
-    xmin2, ymin2, xmax2, ymax2 = {paddle}.split({paddle}.transpose(y, [1, 0]), 4, axis=0)
-    area1 = (ymax1 - ymin1 + offset) * (xmax1 - xmin1 + offset)
-    area2 = (ymax2 - ymin2 + offset) * (xmax2 - xmin2 + offset)
-    width = {paddle}.minimum(xmax1, xmax2) - {paddle}.maximum(xmin1, xmin2) + offset
-    height = {paddle}.minimum(ymax1, ymax2) - {paddle}.maximum(ymin1, ymin2) + offset
-    inter = {paddle}.clip(width, min=0.0) * {paddle}.clip(height, min=0.0)
-    out = inter / (area1 + area2 - inter)
-    out.stop_gradient = True
-    return out
-'''
 
 
 @register("iou_similarity_pairs")

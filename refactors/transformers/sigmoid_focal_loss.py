@@ -17,33 +17,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from api_mapping.kernels import SIGMOID_FOCAL_LOSS
 from refactors.engine import Context, Site
 from refactors.transformers import emit, module_definitions, register
-
-SIGMOID_FOCAL_LOSS = '''\
-def {name}(x, label, fg_num, gamma=2.0, alpha=0.25):
-    """fluid.layers.sigmoid_focal_loss of Paddle 1.8 (paddle-upgrade): with p = sigmoid(x) and
-    fg = max(fg_num, 1), -alpha / fg * (1 - p)**gamma * log(p) in the column of the row's label (class c
-    in column c - 1), -(1 - alpha) / fg * p**gamma * log(1 - p) in the others, 0 where the label is -1;
-    log(p) floored at log(FLT_MIN) with the gradient 1 - p, as 1.8's kernels computed them."""
-    tiny = 1.1754943508222875e-38  # FLT_MIN
-    columns = x.shape[-1] if x.shape[-1] >= 0 else {paddle}.shape(x)[-1]
-    classes = {paddle}.arange(1, columns + 1, dtype=label.dtype)
-    positive = {paddle}.cast(label == classes, x.dtype)
-    negative = {paddle}.cast({paddle}.logical_and(label != -1, label != classes), x.dtype)
-    fg = {paddle}.cast({paddle}.maximum(fg_num, {paddle}.ones_like(fg_num)), x.dtype)
-    p = {paddle}.nn.functional.sigmoid(x)
-    nonnegative = {paddle}.cast(x >= 0, x.dtype)
-    log_1mp = -x * nonnegative - {paddle}.log1p({paddle}.exp(x - 2 * x * nonnegative))
-    log_p = log_1mp + x
-    floored = {paddle}.log({paddle}.clip(p, min=tiny))
-    floor = floored - log_p  # the floor's value, without a gradient (Tensor.detach fails in static programs)
-    floor.stop_gradient = True
-    log_p = log_p + floor
-    term_pos = {paddle}.pow({paddle}.clip(1 - p, min=tiny), gamma) * log_p
-    term_neg = {paddle}.pow({paddle}.clip(p, min=tiny), gamma) * log_1mp
-    return -positive * term_pos * (alpha / fg) - negative * term_neg * ((1 - alpha) / fg)
-'''
 
 
 @register("sigmoid_focal_loss_rule")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence, Tuple
 
+from api_mapping.kernels import IOU_SIMILARITY, SIGMOID_FOCAL_LOSS
 from runtime_shim import mode
 from runtime_shim.adapters import adapter
 from runtime_shim.adapters.layers import apply_act
 from runtime_shim.resolve import one_dim
-from runtime_shim.static_ops import op, run_op
+from runtime_shim.static_ops import kernel, op, run_op
 
 
 def _dtype(name: Any) -> Any:
@@ -50,25 +51,8 @@ def sigmoid_focal_loss(x: Any, label: Any, fg_num: Any, gamma: float = 2.0, alph
     and fg = max(fg_num, 1), -alpha / fg * (1 - p)**gamma * log(p) in the column of the row's int32 label
     (class c in column c - 1), -(1 - alpha) / fg * p**gamma * log(1 - p) in the others, 0 where the label
     is -1. log(p)'s value is floored at log(FLT_MIN) while its gradient stays 1 - p, as 1.8's hand-written
-    gradient kernel had it; the same rule as the upgrade's (refactors/transformers/sigmoid_focal_loss.py)."""
-    tiny = 1.1754943508222875e-38  # FLT_MIN
-    columns = x.shape[-1] if x.shape[-1] >= 0 else op("paddle.shape")(x)[-1]
-    classes = op("paddle.arange")(1, columns + 1, dtype=label.dtype)
-    positive = op("paddle.cast")(op("paddle.equal")(label, classes), x.dtype)
-    negative = op("paddle.cast")(op("paddle.logical_and")(
-        op("paddle.not_equal")(label, op("paddle.full_like")(label, -1)),
-        op("paddle.not_equal")(label, classes)), x.dtype)
-    fg = op("paddle.cast")(op("paddle.maximum")(fg_num, op("paddle.ones_like")(fg_num)), x.dtype)
-    p = op("paddle.nn.functional.sigmoid")(x)
-    nonnegative = op("paddle.cast")(op("paddle.greater_equal")(x, op("paddle.zeros_like")(x)), x.dtype)
-    log_1mp = -x * nonnegative - op("paddle.log1p")(op("paddle.exp")(x - 2 * x * nonnegative))
-    log_p = log_1mp + x
-    floor = op("paddle.log")(op("paddle.clip")(p, min=tiny)) - log_p
-    floor.stop_gradient = True  # the floor's value only: the gradient is log(p)'s, 1 - p
-    log_p = log_p + floor
-    term_pos = op("paddle.pow")(op("paddle.clip")(1 - p, min=tiny), float(gamma)) * log_p
-    term_neg = op("paddle.pow")(op("paddle.clip")(p, min=tiny), float(gamma)) * log_1mp
-    return -positive * term_pos * (alpha / fg) - negative * term_neg * ((1 - alpha) / fg)
+    gradient kernel had it. The upgrade's kernel (api_mapping.kernels), run here."""
+    return kernel(SIGMOID_FOCAL_LOSS, "sigmoid_focal_loss")(x, label, fg_num, gamma, alpha)
 
 
 @adapter("paddle.fluid.layers.iou_similarity", "1.8's rule from 2.x operators (no 2.x API)")
@@ -76,19 +60,8 @@ def iou_similarity(x: Any, y: Any, box_normalized: bool = True, name: Optional[s
     """1.8 `layers.iou_similarity` (op `iou_similarity`, which Paddle 3.3.1 dropped): the [N, M] intersection
     over union of the boxes x [N, 4] and y [M, 4], one pixel more per side where not normalized, in the
     kernel's order of operations; x's LoD reaches the result through the element-wise operators (x is their
-    first operand), and it has no gradient, as 1.8's. The upgrade's rule too
-    (refactors/transformers/iou_similarity.py)."""
-    offset = 0.0 if box_normalized else 1.0
-    xmin1, ymin1, xmax1, ymax1 = op("paddle.split")(x, 4, axis=1)
-    xmin2, ymin2, xmax2, ymax2 = op("paddle.split")(op("paddle.transpose")(y, [1, 0]), 4, axis=0)
-    area1 = (ymax1 - ymin1 + offset) * (xmax1 - xmin1 + offset)
-    area2 = (ymax2 - ymin2 + offset) * (xmax2 - xmin2 + offset)
-    width = op("paddle.minimum")(xmax1, xmax2) - op("paddle.maximum")(xmin1, xmin2) + offset
-    height = op("paddle.minimum")(ymax1, ymax2) - op("paddle.maximum")(ymin1, ymin2) + offset
-    inter = op("paddle.clip")(width, min=0.0) * op("paddle.clip")(height, min=0.0)
-    out = inter / (area1 + area2 - inter)
-    out.stop_gradient = True
-    return out
+    first operand), and it has no gradient, as 1.8's. The upgrade's kernel (api_mapping.kernels), run here."""
+    return kernel(IOU_SIMILARITY, "iou_similarity")(x, y, box_normalized)
 
 
 @adapter("paddle.fluid.layers.lrn", "the `lrn` operator (paddle.nn.functional.local_response_norm scales "

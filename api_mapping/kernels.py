@@ -1,0 +1,175 @@
+"""1.8 functions that no 2.x API computes, written once as 2.x source that both halves run.
+
+The upgrader writes a kernel into the module that calls it (refactors/transformers/module_definitions.py,
+`define_once`: `{name}`, `{paddle}` and `{numpy}` filled with the module's own names); the shim runs the same
+text (`compiled`), its `paddle` resolving each function the way the shim's adapters call them. So a fix to
+a kernel reaches upgraded code and legacy code alike. Each kernel's docstring says "(paddle-upgrade)", the
+mark that tells a definition the upgrade wrote (refactors/cpython.py); each transformer module says what
+its kernel computes, and which fixtures/legacy program checks it against 1.8.5.
+"""
+from __future__ import annotations
+
+import linecache
+from typing import Any, Callable
+
+IOU_SIMILARITY = '''\
+def {name}(x, y, box_normalized=True):
+    """fluid.layers.iou_similarity of Paddle 1.8 (paddle-upgrade): the [N, M] intersection over union of
+    the boxes x [N, 4] and y [M, 4] (xmin, ymin, xmax, ymax), one pixel more per side length where the
+    boxes are not normalized; x's LoD, and no gradient, as 1.8's operator."""
+    offset = 0.0 if box_normalized else 1.0
+    xmin1, ymin1, xmax1, ymax1 = {paddle}.split(x, 4, axis=1)
+    xmin2, ymin2, xmax2, ymax2 = {paddle}.split({paddle}.transpose(y, [1, 0]), 4, axis=0)
+    area1 = (ymax1 - ymin1 + offset) * (xmax1 - xmin1 + offset)
+    area2 = (ymax2 - ymin2 + offset) * (xmax2 - xmin2 + offset)
+    width = {paddle}.minimum(xmax1, xmax2) - {paddle}.maximum(xmin1, xmin2) + offset
+    height = {paddle}.minimum(ymax1, ymax2) - {paddle}.maximum(ymin1, ymin2) + offset
+    inter = {paddle}.clip(width, min=0.0) * {paddle}.clip(height, min=0.0)
+    out = inter / (area1 + area2 - inter)
+    out.stop_gradient = True
+    return out
+'''
+
+
+SIGMOID_FOCAL_LOSS = '''\
+def {name}(x, label, fg_num, gamma=2.0, alpha=0.25):
+    """fluid.layers.sigmoid_focal_loss of Paddle 1.8 (paddle-upgrade): with p = sigmoid(x) and
+    fg = max(fg_num, 1), -alpha / fg * (1 - p)**gamma * log(p) in the column of the row's label (class c
+    in column c - 1), -(1 - alpha) / fg * p**gamma * log(1 - p) in the others, 0 where the label is -1;
+    log(p) floored at log(FLT_MIN) with the gradient 1 - p, as 1.8's kernels computed them."""
+    tiny = 1.1754943508222875e-38  # FLT_MIN
+    columns = x.shape[-1] if x.shape[-1] >= 0 else {paddle}.shape(x)[-1]
+    classes = {paddle}.arange(1, columns + 1, dtype=label.dtype)
+    positive = {paddle}.cast(label == classes, x.dtype)
+    negative = {paddle}.cast({paddle}.logical_and(label != -1, label != classes), x.dtype)
+    fg = {paddle}.cast({paddle}.maximum(fg_num, {paddle}.ones_like(fg_num)), x.dtype)
+    p = {paddle}.nn.functional.sigmoid(x)
+    nonnegative = {paddle}.cast(x >= 0, x.dtype)
+    log_1mp = -x * nonnegative - {paddle}.log1p({paddle}.exp(x - 2 * x * nonnegative))
+    log_p = log_1mp + x
+    floored = {paddle}.log({paddle}.clip(p, min=tiny))
+    floor = floored - log_p  # the floor's value, without a gradient (Tensor.detach fails in static programs)
+    floor.stop_gradient = True
+    log_p = log_p + floor
+    term_pos = {paddle}.pow({paddle}.clip(1 - p, min=tiny), gamma) * log_p
+    term_neg = {paddle}.pow({paddle}.clip(p, min=tiny), gamma) * log_1mp
+    return -positive * term_pos * (alpha / fg) - negative * term_neg * ((1 - alpha) / fg)
+'''
+
+
+DENSITY_PRIOR_BOX = '''\
+def {name}(input, image, densities=None, fixed_sizes=None, fixed_ratios=None,
+        variance=[0.1, 0.1, 0.2, 0.2], clip=False, steps=[0.0, 0.0], offset=0.5, flatten_to_2d=False):
+    """fluid.layers.density_prior_box of Paddle 1.8 (paddle-upgrade): (boxes, variances), [H, W, priors, 4]
+    each: per feature cell, d x d boxes per fixed size (density d) and ratio, spaced int(mean step) // d
+    apart around the cell centre, normalized by the image size, rounded as 1.8's kernel; no gradient."""
+    if len(densities) != len(fixed_sizes):
+        raise ValueError("densities and fixed_sizes length should be equal.")
+    dtype = input.dtype
+
+    def dim(value, axis, kind):  # one size, fixed by the program or read at run time
+        if value.shape[axis] >= 0:
+            return {paddle}.full([1], float(value.shape[axis]), kind)
+        return {paddle}.cast({paddle}.shape(value)[axis], kind)
+
+    def constant(values, kind):
+        return {paddle}.cast({paddle}.assign({numpy}.asarray(values, "float64")), kind)
+
+    image_h, image_w = dim(image, 2, "float64"), dim(image, 3, "float64")
+    step_w, step_h = (float({numpy}.float32(step)) for step in steps)
+    if step_w == 0 or step_h == 0:
+        step_x, step_y = dim(image, 3, dtype) / dim(input, 3, dtype), dim(image, 2, dtype) / dim(input, 2, dtype)
+    else:
+        step_x, step_y = {paddle}.full([1], step_w, dtype), {paddle}.full([1], step_h, dtype)
+    step_average = {paddle}.floor((step_x + step_y) * 0.5)
+    density, column, row, half_w, half_h = [], [], [], [], []  # per prior: size, ratio, row, column
+    roots = [{numpy}.float32({numpy}.sqrt(float(ratio))) for ratio in fixed_ratios]
+    for size, count in zip(fixed_sizes, densities):
+        size, count = {numpy}.float32(size), int(count)
+        for root in roots:
+            for i in range(count):
+                for j in range(count):
+                    density.append(count)
+                    row.append(i)
+                    column.append(j)
+                    half_w.append(float({numpy}.float32(size * root)) / 2)
+                    half_h.append(float({numpy}.float32(size / root)) / 2)
+    shift = {paddle}.cast({paddle}.floor(step_average / constant(density, dtype)), "float64")
+    spread = -{paddle}.cast(step_average, "float64") / 2 + shift / 2
+
+    def corners(axis, step, index, half, extent):
+        cells = input.shape[axis] if input.shape[axis] >= 0 else {paddle}.shape(input)[axis]
+        centre = ({paddle}.cast({paddle}.arange(0, cells, dtype="int64"), dtype) + float(offset)) * step
+        centre = {paddle}.reshape({paddle}.cast(centre, "float64"), [-1, 1])
+        # the kernel's box centres are floats whatever the input's type
+        offsets = {paddle}.cast(constant(index, "float64") * shift, "float32")
+        grid = {paddle}.cast({paddle}.cast(centre + spread, "float32") + offsets, "float64")
+        low = {paddle}.clip((grid - constant(half, "float64")) / extent, min=0.0)
+        high = {paddle}.clip((grid + constant(half, "float64")) / extent, max=1.0)
+        return {paddle}.cast(low, dtype), {paddle}.cast(high, dtype)
+
+    x1, x2 = ({paddle}.unsqueeze(v, [0]) for v in corners(3, step_x, column, half_w, image_w))
+    y1, y2 = ({paddle}.unsqueeze(v, [1]) for v in corners(2, step_y, row, half_h, image_h))
+    zero_x, zero_y = x1 * 0, y1 * 0
+    boxes = {paddle}.stack([x1 + zero_y, y1 + zero_x, x2 + zero_y, y2 + zero_x], axis=-1)
+    if clip:
+        boxes = {paddle}.clip(boxes, min=0.0, max=1.0)
+    variances = boxes * 0 + constant([float(v) for v in variance], dtype)
+    if flatten_to_2d:
+        boxes, variances = {paddle}.reshape(boxes, [-1, 4]), {paddle}.reshape(variances, [-1, 4])
+    boxes.stop_gradient = True
+    variances.stop_gradient = True
+    return boxes, variances
+'''
+
+
+BOX_DECODER_AND_ASSIGN = '''\
+def {name}(prior_box, prior_box_var, target_box, box_score, box_clip):
+    """fluid.layers.box_decoder_and_assign of Paddle 1.8 (paddle-upgrade): the boxes decoded per class from
+    the priors [N, 4] (pixel sizes, +1), the variance tensor and the deltas [N, classes * 4], the size
+    deltas cut at box_clip; and the box of the best class other than 0 (the prior where none scores
+    above -1). The decoded boxes have the deltas' LoD, the assigned ones the priors'; no gradient, as 1.8's
+    operator."""
+    copies = []
+    for value in (prior_box, prior_box_var, target_box, box_score):
+        copies.append({paddle}.assign(value))
+        copies[-1].stop_gradient = True
+    prior, variances, deltas, scores = copies
+    x1, y1, x2, y2 = {paddle}.split({paddle}.reshape(prior, [-1, 1, 4]), 4, axis=2)
+    v0, v1, v2, v3 = {paddle}.split({paddle}.reshape(variances, [4]), 4)
+    t0, t1, t2, t3 = {paddle}.split({paddle}.reshape(deltas, [0, -1, 4]), 4, axis=2)
+    width, height = x2 - x1 + 1, y2 - y1 + 1
+    centre_x, centre_y = x1 + width / 2, y1 + height / 2
+    box_w = {paddle}.exp({paddle}.clip(v2 * t2, max=float(box_clip))) * width
+    box_h = {paddle}.exp({paddle}.clip(v3 * t3, max=float(box_clip))) * height
+    box_x = v0 * t0 * width + centre_x
+    box_y = v1 * t1 * height + centre_y
+    corners = [box_x - box_w / 2, box_y - box_h / 2, box_x + box_w / 2 - 1, box_y + box_h / 2 - 1]
+    per_class = {paddle}.concat(corners, axis=2)
+    decoded = deltas * 0 + {paddle}.reshape(per_class, [-1, target_box.shape[1]])  # the deltas' LoD
+    chosen = prior
+    if box_score.shape[1] != 1:
+        foreground = scores[:, 1:]
+        rows = {paddle}.arange(0, {paddle}.shape(scores)[0], dtype="int64")
+        best = {paddle}.argmax(foreground, axis=1) + 1
+        chosen = {paddle}.gather_nd(per_class, {paddle}.stack([rows, best], axis=1))  # [N, 4]
+        scored = {paddle}.max(foreground, axis=1, keepdim=True) > -1.0
+        chosen = {paddle}.where({paddle}.expand_as(scored, chosen), chosen, prior)
+    assigned = prior * 0 + chosen  # the priors' LoD
+    decoded.stop_gradient = False  # as 1.8's outputs: stopped inputs do not stop them
+    assigned.stop_gradient = False
+    return decoded, assigned
+'''
+
+
+def compiled(template: str, name: str, paddle: Any, numpy: Any) -> Callable[..., Any]:
+    """The function `template` defines, named `name`, run with `paddle` and `numpy` as the given objects.
+
+    Its source is registered with linecache, so a traceback through it shows the kernel's lines.
+    """
+    source = template.format(name=name, paddle="paddle", numpy="numpy")
+    filename = f"<paddle-upgrade kernel {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"paddle": paddle, "numpy": numpy}
+    exec(compile(source, filename, "exec"), namespace)  # (our own text, never the user's)
+    return namespace[name]
