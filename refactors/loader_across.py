@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from refactors import loader_receivers
+from refactors import loader_reads, loader_receivers
 from refactors.cpython import NESTED, bindings, own_nodes
 from refactors.tree_index import TreeIndex, above_packages, dotted_name, file_stat
 
@@ -66,6 +66,7 @@ class Caller:
     loaders: Tuple[str, ...]
     names: Tuple[str, ...]  # the names it binds the function to
     modules: Tuple[str, ...]  # the names of modules whose `.function` it calls
+    loops: Tuple[str, ...] = ()  # the loaders of `loaders` it reads with 1.8's reading loops (loader_reads)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Across:
     dygraph: bool
     index: Optional[int]  # the element of the returned tuple that is the loader (None: returned alone)
     callers: Tuple[Caller, ...]
+    read_by_program: Optional[bool] = False  # built with iterable=False (None: the 2.x build, which does not say)
 
 
 @lru_cache(maxsize=1024)
@@ -146,21 +148,21 @@ def plan(builder: str, function: str, is_from_generator: Callable[[str], bool],
     found = _build(module, function, is_from_generator)
     if found is None:
         return None
-    index, dygraph = found
+    index, dygraph, read_by_program = found
     if sum(isinstance(n, ast.Name) and n.id == function for n in ast.walk(module)) != 0:
         raise Left(f"`{function}` is also used in its own module")
     callers = []
     paths = list(modules(builder))
     exporters = _exporters(builder, function, paths, texts, reads)
     for path in paths:
-        caller = _caller(path, builder, function, index, dygraph, texts, reads, exporters)
+        caller = _caller(path, builder, function, index, dygraph, texts, reads, exporters, read_by_program)
         if caller is not None:
             callers.append(caller)
     if not callers:
         raise Left(f"no module of the tree beside it calls `{function}`, so its data source is not in sight")
     if not dygraph and _DYGRAPH_WORDS.search(text):
         raise Left("its module mentions dygraph mode, so which 1.8 loader it makes is not in sight")
-    return Across(dygraph, index, tuple(callers))
+    return Across(dygraph, index, tuple(callers), read_by_program)
 
 
 def functions(path: str) -> List[str]:
@@ -290,24 +292,29 @@ def _build(module: ast.Module, function: str, is_from_generator: Callable[[str],
     _imported_once(module, ("paddle",), "its module")
     _stdlib_once(module, "functools", "its module")
     modes = {_checked_build(b.value, imports) for b in builds}  # type: ignore[arg-type]
-    if len(modes) != 1:
+    if len({dygraph for dygraph, _ in modes}) != 1:
         raise Left(f"the builds of `{loader}` are not all of one mode (dygraph or static graph)")
-    return indexes.pop(), modes.pop()
+    if len(modes) != 1:
+        raise Left(f"the builds of `{loader}` are not all iterable, nor all read by the program")
+    return (indexes.pop(), *modes.pop())
 
 
-def _checked_build(call: ast.Call, imports: Dict[str, str]) -> bool:
-    """Whether the build (1.8's, or the 2.x form) makes a dygraph loader; Left where the plan does not take it."""
+def _checked_build(call: ast.Call, imports: Dict[str, str]) -> Tuple[bool, Optional[bool]]:
+    """Whether the build (1.8's, or the 2.x form) makes a dygraph loader, and whether the program reads it
+    (iterable=False; None for the 2.x form); Left where the plan does not take it."""
     positional = call.args[1:] if _is_partial(call, imports) else call.args
     if positional or any(k.arg is None for k in call.keywords):
         raise Left("the loader's build passes arguments by position or **kwargs")
     dygraph = not any(k.arg == "feed_list" for k in call.keywords)
-    if not _is_partial(call, imports):
-        if _literal(call, "iterable", True) is not True:
-            raise Left(READ_BY_PROGRAM)
-        if not dygraph and (_literal(call, "return_list", False) is not False or
-                            _literal(call, "drop_last", True) is not True):
-            raise Left("a static-graph loader with return_list=True or drop_last=False")
-    return dygraph
+    if _is_partial(call, imports):
+        return dygraph, None
+    iterable = _literal(call, "iterable", True)
+    if not (iterable is True or iterable is False) or (dygraph and iterable is False):
+        raise Left(READ_BY_PROGRAM)
+    if not dygraph and (_literal(call, "return_list", False) is not False or
+                        _literal(call, "drop_last", True) is not True):
+        raise Left("a static-graph loader with return_list=True or drop_last=False")
+    return dygraph, not iterable
 
 
 _MISSING = object()
@@ -348,7 +355,7 @@ def modules(builder: str) -> Iterator[str]:
 
 def _caller(path: str, builder: str, function: str, index: Optional[int], dygraph: bool,
             texts: Optional[Dict[str, str]], reads: Dict[str, str],
-            exporters: Dict[str, Optional[str]]) -> Optional[Caller]:
+            exporters: Dict[str, Optional[str]], read_by_program: Optional[bool] = False) -> Optional[Caller]:
     """The caller the module at `path` is (None when it does not call the function); Left when it
     names it in a way the plan does not take."""
     if path in exporters or not _names(path, function, texts):
@@ -377,14 +384,19 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
     if any(isinstance(n, ast.Name) and n.id in modules and isinstance(n.ctx, ast.Load) and id(n) not in read
            and id(n) not in shadowed for n in ast.walk(module)):  # the module passed on: called elsewhere
         raise Left(f"{where} uses the module of `{function}` other than by reading its attributes")
-    loaders = []
+    loaders, loops = [], []
     for scope in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for node in own_nodes(scope):
             if _names_builder(node, names, modules, function, shadowed):
-                loader = _set_after(scope, node, index, dygraph, f"{where}: ")
-                _read_alike(scope, node, loader, path, module, source_reader(texts, reads), returned_to(texts, reads),
-                            where)
+                loader, setter = _set_after(scope, node, index, dygraph, f"{where}: ", read_by_program, module)
+                if setter is not None:
+                    loops.append((scope, loader, setter))
+                else:
+                    _read_alike(scope, node, loader, path, module, source_reader(texts, reads),
+                                returned_to(texts, reads), where)
                 loaders.append(loader)
+    if loops:
+        _read_by_loops(path, module, loops, builder, reads)
     uses = sum(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and id(n) not in shadowed
                for n in ast.walk(module)) + \
         sum(isinstance(n, ast.Attribute) and n.attr == function and isinstance(n.value, ast.Name) and n.value.id in
@@ -394,7 +406,40 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
     if names and not loaders:
         raise Left(f"{where} imports `{function}` without calling it (for other modules?), so its callers are not "
                    f"all in sight")
-    return Caller(path, tuple(loaders), tuple(names), tuple(modules)) if loaders else None
+    return Caller(path, tuple(loaders), tuple(names), tuple(modules), tuple(loader for _, loader, _ in loops)) \
+        if loaders else None
+
+
+def _read_by_loops(path: str, module: ast.Module, loops: Sequence[Tuple[ast.AST, str, ast.stmt]], builder: str,
+                   reads: Dict[str, str]) -> None:
+    """Left unless every read of each loader of `loops` (scope, name, setter), the caller's 1.8 loaders that
+    the program reads, is a reading loop, in its scope or in a function of the module it is passed to, which
+    only such loaders are passed to and no other module of the tree names (loader_reads)."""
+    where = _shown(path, builder)
+    imports = _imports(module)
+
+    def resolve(node: ast.AST) -> Optional[str]:
+        return _qualname(node, imports)
+
+    planned = {(id(scope), loader) for scope, loader, _ in loops}
+    passed: Dict[str, Tuple[ast.FunctionDef, str]] = {}
+    try:
+        for scope, loader, setter in loops:
+            for name, (function, param) in loader_reads.in_scope(scope, loader, setter, module, resolve).items():
+                if passed.setdefault(name, (function, param))[1] != param:
+                    raise loader_reads.Unread(f"`{name}` is given loaders for two of its parameters")
+        for name, (function, param) in sorted(passed.items()):
+            loader_reads.in_function(function, param, module, resolve)
+            loader_reads.calls_pass_planned(module, function, param, planned)
+            for other in modules(path):
+                found = text_naming(other, name)
+                if found is not None:
+                    reads[other] = found
+                    if not _own_function(parsed(other), name):
+                        raise loader_reads.Unread(f"`{name}`, which reads the loader, is named in "
+                                                  f"{_shown(other, builder)}, which may call it with another loader")
+    except loader_reads.Unread as reason:
+        raise Left(f"{where}: {reason}") from None
 
 
 def _stdlib_once(module: ast.Module, name: str, where: str) -> None:
@@ -618,9 +663,12 @@ def _names_builder(node: ast.AST, names: Sequence[str], modules: Sequence[str], 
         func.value.id in modules and id(func.value) not in shadowed)
 
 
-def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph: bool, where: str) -> str:
+def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph: bool, where: str,
+               read_by_program: Optional[bool] = False,
+               module: Optional[ast.Module] = None) -> Tuple[str, Optional[ast.stmt]]:
     """The name `assign` binds the loader to, when the first statement after it in its block that names it
-    sets its data source, and the scope reads it only as a whole after that; else Left."""
+    sets its data source, and the scope reads it only as a whole after that (or, a loader the program reads,
+    by its `start()`/`reset()`; then with the setter, which loader_reads starts from); else Left."""
     target = assign.targets[0] if len(assign.targets) == 1 else None
     if index is not None and isinstance(target, (ast.Tuple, ast.List)) and index < len(target.elts) and \
             not any(isinstance(e, ast.Starred) for e in target.elts):
@@ -643,8 +691,10 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
     if kind is None or not _alone(scope, setter):
         raise Left(f"{where}`{loader}` is not given its data source by the first statement after the call that "
                    f"names it, alone on its line")
+    by_loops = kind != "2.x" and (read_by_program is True or read_by_program is None and module is not None and
+                                  loader_reads.reads_started(scope, loader, module))
     if kind != "2.x":
-        _check_setter(setter.value, kind, dygraph, where)  # type: ignore[union-attr]
+        _check_setter(setter.value, kind, dygraph, where, by_loops)  # type: ignore[union-attr]
     stores = _stores(scope, loader)
     if stores != (2 if kind == "2.x" else 1):
         raise Left(f"{where}`{loader}` is bound more than once")
@@ -653,9 +703,9 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
         if isinstance(n, ast.Name) and n.id == loader and n.lineno < assign.lineno:
             raise Left(f"{where}`{loader}` is used before the call")
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == loader and \
-                not (setter.lineno <= n.lineno <= end):
+                not (setter.lineno <= n.lineno <= end) and not (by_loops and n.attr in loader_reads.READ):
             raise Left(f"{where}`{loader}.{n.attr}` is used, which paddle.io.DataLoader does not have")
-    return loader
+    return loader, setter if by_loops else None
 
 
 def _read_alike(scope: ast.AST, assign: ast.Assign, loader: str, path: str, module: ast.Module,
@@ -704,7 +754,7 @@ def setter_kind(stmt: ast.stmt, loader: str) -> Optional[str]:
     return None
 
 
-def _check_setter(call: ast.Call, kind: str, dygraph: bool, where: str) -> None:
+def _check_setter(call: ast.Call, kind: str, dygraph: bool, where: str, read_by_program: bool = False) -> None:
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         raise Left(f"{where}the data source is set with *args/**kwargs")
     params = SETTERS[kind]
@@ -716,5 +766,5 @@ def _check_setter(call: ast.Call, kind: str, dygraph: bool, where: str) -> None:
     if not dygraph and kind != "set_batch_generator":
         raise Left(f"{where}{kind} in a static graph: 1.8 converted each sample to the dtype and shape of its feed "
                    f"variable, which are not in sight where the source is set")
-    if not dygraph and "places" not in given:
+    if not dygraph and not read_by_program and "places" not in given:
         raise Left(f"{where}an iterable static-graph loader without places")

@@ -247,3 +247,129 @@ def test_a_function_of_the_caller_that_iterates_it_keeps_the_plan(tmp_path: Path
                                                                                           "if data:"))})
     left = [f.message for f in _upgrade(tmp_path / "data.py").findings if not f.fixed]
     assert len(left) == 1 and "where `data` is tested for truth (`if data`, in `consume` of train.py)" in left[0]
+
+
+# A loader the program reads (iterable=False): the plan holds where every read in the callers is a reading
+# loop reading_loop rewrites (loader_reads, in CPython's parse), in the caller or in a function of its module.
+READ_BUILDER = """\
+import paddle.fluid as fluid
+
+
+def create_model():
+    x = fluid.data(name='x', shape=[None, 4], dtype='float32')
+    loader = fluid.io.DataLoader.from_generator(feed_list=[x], capacity=2, iterable=False)
+    return loader, fluid.layers.mean(x)
+"""
+READ_CALLER = """\
+import paddle.fluid as fluid
+from model import create_model
+
+
+def evaluate(exe, loader):
+{loop}
+
+
+def main(batches, exe):
+    loader, loss = create_model()
+    loader.set_batch_generator(batches)
+{body}
+"""
+LOOP = """\
+    loader.start()
+    while True:
+        try:
+            out = exe.run(fetch_list=[])
+        except fluid.core.EOFException:
+            loader.reset()
+            break
+"""
+EVALUATE = "    evaluate(exe, loader)\n"
+READ_LEFT = [
+    pytest.param(LOOP, "    print(loader.queue.size())\n" + EVALUATE, "`loader.queue` is used", id="queue"),
+    pytest.param(LOOP, EVALUATE + "    loader.reset()\n", "`reset()` is called apart from a loop that reads it",
+                 id="reset-apart"),
+    pytest.param(LOOP, "    loader.start()\n    exe.run()\n", "`loader.start()` is not followed by `while True:`",
+                 id="started-without-its-loop"),
+    pytest.param(LOOP, "    if loader:\n" + EVALUATE.replace("    ", "        ", 1),
+                 "`loader` is used other than by its reading loops", id="truth-test"),
+    pytest.param(LOOP, "    print(loader)\n", "`loader` is passed to `print`", id="passed-elsewhere"),
+    pytest.param(LOOP, EVALUATE + "    evaluate(exe, None)\n", "`evaluate` is also called with a `loader`",
+                 id="evaluate-given-another"),
+    pytest.param(LOOP, EVALUATE + "    f = evaluate\n", "`evaluate`, which reads the loader, is named other than",
+                 id="evaluate-passed-around"),
+    pytest.param(LOOP.replace("fetch_list=[]", "feed={}, fetch_list=[]"), EVALUATE, "given a feed of its own",
+                 id="run-with-a-feed"),
+    pytest.param(LOOP.replace("            out =", "            exe.run()\n            out ="), EVALUATE,
+                 "the reading loop runs 2 programs", id="two-runs"),
+    pytest.param(LOOP.replace("        except", "            if out:\n                break\n        except"), EVALUATE,
+                 "left by break/continue/return", id="break-in-the-loop"),
+    pytest.param(LOOP.replace("fluid.core.EOFException", "Exception"), EVALUATE,
+                 "does not catch fluid.core.EOFException alone", id="catches-any-exception"),
+    pytest.param(LOOP.replace("            break\n", "            print(1)\n"), EVALUATE,
+                 "does not end with `loader.reset()` then `break`", id="handler-without-break"),
+    pytest.param(LOOP.replace("            loader.reset()\n", "            loader.reset(); print(1)\n"), EVALUATE,
+                 "does not end with `loader.reset()` then `break`", id="reset-sharing-its-line"),
+    pytest.param(LOOP.replace("out = exe.run(fetch_list=[])", "n = 1\n            print(exe.run(fetch_list=[]))"),
+                 EVALUATE, "not a statement of its own", id="run-in-an-expression-after-statements"),
+    pytest.param(LOOP + "    print(loader)\n", EVALUATE, "`evaluate` uses `loader` other than in the loops",
+                 id="parameter-used-elsewhere"),
+    pytest.param(LOOP.replace("    loader.start()\n", "    loader.start()\n    loader = None\n"), EVALUATE,
+                 "`loader` is rebound in `evaluate`", id="parameter-rebound"),
+]
+
+
+@pytest.mark.parametrize("loop, body, reason", READ_LEFT)
+def test_a_loader_the_program_reads_is_left_where_a_read_is_not_a_reading_loop(loop: str, body: str, reason: str,
+                                                                                tmp_path: Path) -> None:
+    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": READ_CALLER.format(loop=loop.rstrip("\n"), body=body)})
+    result = _upgrade(tmp_path / "model.py")
+    left = [f.message for f in result.findings if not f.fixed]
+    assert len(left) == 1 and reason in left[0], left
+    assert "iterable=False)  # TODO(paddle-upgrade)" in result.code
+    train = _upgrade(tmp_path / "train.py").code
+    assert "GeneratorBatches" not in train and "loader.start()" in train
+
+
+@pytest.mark.parametrize("files, reason", [
+    pytest.param({"other.py": "from train import evaluate\n"}, "`evaluate`, which reads the loader, is named in "
+                 "other.py", id="reader-named-in-another-module"),
+    pytest.param({"train.py": READ_CALLER.format(loop=LOOP.rstrip("\n"), body=EVALUATE).replace(
+        "loader.set_batch_generator(batches)", "loader.set_sample_list_generator(batches)")},
+                 "set_sample_list_generator in a static graph", id="sample-setter"),
+    pytest.param({"model.py": READ_BUILDER.replace("fluid.data(name='x', shape=[None, 4], dtype='float32')",
+                                                   "None").replace("feed_list=[x], ", "return_list=True, ")},
+                 "iterable=False", id="dygraph-builder"),
+])
+def test_a_loader_the_program_reads_is_left_where_the_tree_says_otherwise(files: Dict[str, str], reason: str,
+                                                                          tmp_path: Path) -> None:
+    _write(tmp_path, {"model.py": READ_BUILDER,
+                      "train.py": READ_CALLER.format(loop=LOOP.rstrip("\n"), body=EVALUATE), **files})
+    result = _upgrade(tmp_path / "model.py")
+    left = [f.message for f in result.findings if not f.fixed]
+    assert len(left) == 1 and reason in left[0], left
+    assert "GeneratorBatches" not in _upgrade(tmp_path / "train.py").code
+
+
+@pytest.mark.parametrize("loop, body", [
+    pytest.param(LOOP, EVALUATE, id="in-a-function-it-is-passed-to"),
+    pytest.param("    pass", LOOP.replace("    loader.start()\n", "    loader.start()\n    steps = []\n").replace(
+        "            out =", "            steps.append(1)\n            out ="), id="in-the-caller-statements-ahead"),
+    pytest.param("    pass", LOOP.replace("out = exe.run(fetch_list=[])", "print(exe.run(fetch_list=[]))"),
+                 id="run-in-an-expression-first"),
+    pytest.param("    pass", LOOP.replace("fluid.core.EOFException:", "fluid.core.EOFException as error:"),
+                 id="exception-named-and-unused"),
+    pytest.param("    try:\n        loader.start()\n        while True:\n            exe.run(fetch_list=[])\n"
+                 "    except fluid.core.EOFException:\n        print('end')\n    finally:\n        loader.reset()",
+                 EVALUATE + EVALUATE, id="try-around-reset-in-finally"),
+])
+def test_a_loader_the_program_reads_is_made_where_its_reads_are_reading_loops(loop: str, body: str,
+                                                                                tmp_path: Path) -> None:
+    # the builder's plan and the caller's rewrite agree: both change, and no 1.8 read is left
+    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": READ_CALLER.format(loop=loop.rstrip("\n"), body=body)})
+    result = _upgrade(tmp_path / "model.py")
+    assert not [f.message for f in result.findings if not f.fixed]
+    assert "functools.partial(paddle.io.DataLoader" in result.code
+    train = _upgrade(tmp_path / "train.py")
+    assert not [f.message for f in train.findings if not f.fixed], train.code
+    assert "loader = loader(GeneratorBatches(batches, samples=False))" in train.code
+    assert ".start()" not in train.code and ".reset()" not in train.code and "EOFException" not in train.code

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -22,7 +23,7 @@ from refactors import loader_across
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import names_in
 from refactors.scopes import ImportBinding, descendants
-from refactors.transformers import generator_loader
+from refactors.transformers import generator_loader, loader_readers
 
 _SETTER_WORDS = re.compile(r"\.(?:%s)\b" % "|".join(loader_across.SETTERS))
 
@@ -35,7 +36,8 @@ def plan(ctx: Context) -> None:
     tree = ctx.python_tree()
     if tree is None:
         return
-    callees: Dict[Tuple[str, Optional[str]], Tuple[loader_across.Across, str]] = {}  # (name, attr) -> plan, function
+    callees: Dict[Tuple[str, Optional[str]], Tuple[loader_across.Across, str, Tuple[str, ...]]] = {}
+    # (name, attr) -> plan, function, the loaders of this module read by 1.8's reading loops
     called = _called_names(tree)
     for path in _modules_imported(ctx, tree, origin):
         for function in sorted(called.intersection(loader_across.functions(path))):
@@ -46,17 +48,58 @@ def plan(ctx: Context) -> None:
                 continue  # the builder's module reports why
             caller = next((c for c in found.callers if os.path.abspath(c.path) == origin), None) if found else None
             for name in caller.names if caller is not None else ():
-                callees[(name, None)] = (found, function)  # type: ignore[assignment]
+                callees[(name, None)] = (found, function, caller.loops)  # type: ignore[union-attr]
             for name in caller.modules if caller is not None else ():
-                callees[(name, function)] = (found, function)  # type: ignore[assignment]
+                callees[(name, function)] = (found, function, caller.loops)  # type: ignore[union-attr]
     if not callees:
         return
     ctx.reads(ctx.module, words=tuple({n for n, _ in callees}) + tuple(loader_across.SETTERS))
+    found = []
     for block in _blocks(ctx.module):
         for index, stmt in enumerate(block):
             called = _called(stmt, callees)
-            if called is not None:
-                _schedule(ctx, block[index + 1:], stmt, *called)
+            made = _setter_of(ctx, block[index + 1:], *called) if called is not None else None
+            if made is not None:
+                found.append(made)
+    read = [made for made in found if made.loader in made.loops]
+    if read and not _reads_rewritten(ctx, read):
+        found = [made for made in found if made not in read]
+    for made in found:
+        _schedule(ctx, made)
+
+
+@dataclass
+class _Made:
+    """A loader of a plan this module makes where its source is set."""
+
+    site: Site  # at the setter, its scope the caller's
+    loader: str
+    function: str
+    setter: cst.BaseStatement
+    call: cst.Call
+    loops: Tuple[str, ...]  # (the plan's) the loaders of the module its reading loops read
+
+
+def _reads_rewritten(ctx: Context, read: List[_Made]) -> bool:
+    """Schedule the rewrite of the reading loops of the loaders the program reads (`read`: in their callers'
+    scopes and in the functions of the module they are passed to, loader_readers), unless one is not of the
+    shape reading_loop takes. That the plan took them in CPython's parse (loader_reads) is meant to make this
+    hold; where it does not, the loaders are left and the finding says so (the builder's module follows the
+    plan: the upgrade then needs review)."""
+    readers = loader_readers.Readers()
+    try:
+        for made in read:
+            ctx.reads(made.site.scope.node, words=(made.loader,))
+            loader_readers.add_caller(ctx, made.site, readers, made.site.scope, made.loader,
+                                      [(made.setter, made.call)])
+        loader_readers.check_passed(ctx, read[0].site, readers)
+    except NeedsReview as reason:
+        for made in read:
+            _left(ctx, made, f"the loader `{made.function}` returns is read here by the program, and the tree's plan "
+                             f"took its reading loops but this module's rewrite does not: {reason}")
+        return False
+    loader_readers.rewrite(ctx, readers)
+    return True
 
 
 def _called_names(tree: ast.Module) -> Set[str]:
@@ -108,8 +151,9 @@ def _blocks(module: cst.Module):
             yield node.body
 
 
-def _called(stmt: cst.CSTNode, callees) -> Optional[Tuple[loader_across.Across, str, cst.Assign]]:
-    """(plan, function, assignment) when `stmt` assigns a call of a planned function."""
+def _called(stmt: cst.CSTNode, callees) -> Optional[Tuple[loader_across.Across, str, Tuple[str, ...], cst.Assign]]:
+    """(plan, function, the loaders read by loops, assignment) when `stmt` assigns a call of a planned
+    function."""
     small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
     if not isinstance(small, cst.Assign) or not isinstance(small.value, cst.Call) or len(small.targets) != 1:
         return None
@@ -120,8 +164,22 @@ def _called(stmt: cst.CSTNode, callees) -> Optional[Tuple[loader_across.Across, 
     return (*callees[key], small) if key in callees else None  # type: ignore[return-value]
 
 
-def _schedule(ctx: Context, after, stmt: cst.CSTNode, found: loader_across.Across, function: str,
-              assign: cst.Assign) -> None:
+def _left(ctx: Context, made: _Made, reason: str) -> None:
+    """Report the setter of `made` left, with a TODO saying why."""
+    ctx.track_position(made.call.func)
+
+    def report(updated: cst.CSTNode) -> cst.CSTNode:
+        made.site.line, made.site.col = ctx.position_of(made.call.func)
+        ctx.report(made.site, F.NEEDS_REVIEW, "warning", f"{made.site.name}: {reason}", False)
+        ctx.todo(reason, updated)
+        return updated
+
+    ctx.replace(made.setter, report)
+
+
+def _setter_of(ctx: Context, after, found: loader_across.Across, function: str, loops: Tuple[str, ...],
+               assign: cst.Assign) -> Optional[_Made]:
+    """The loader `assign` binds, with the setter after it that makes it (the plan saw the same statements)."""
     target = assign.targets[0].target
     if found.index is not None:
         target = target.elements[found.index].value  # type: ignore[attr-defined]
@@ -129,21 +187,29 @@ def _schedule(ctx: Context, after, stmt: cst.CSTNode, found: loader_across.Acros
     setter = next((s for s in after if loader in names_in(s)), None)
     call = generator_loader.setter_call(setter, loader, generator_loader.SETTERS) if setter is not None else None
     if call is None:
-        return  # (the plan saw the same statements: not reached)
+        return None  # (a caller the plan took in its 2.x form: made already)
     ref = ctx.resolver.chains.get(id(call.func))
     scope = ref.scope if ref is not None else ctx.resolver.module_scope
     entry = next(e for e in ctx.table.entries.values() if e.transformer == "from_generator")  # (its 1.8 name)
     site = Site(call.func, entry.name, ImportBinding("", "", None, None, False), scope, 0, 0,  # type: ignore
                 entry=entry, member=True)
+    return _Made(site, loader, function, setter, call, loops)
+
+
+def _schedule(ctx: Context, made: _Made) -> None:
+    site, call, function = made.site, made.call, made.function
     ctx.track_position(call.func)
+    read = " (its reading loops iterate it)" if made.loader in made.loops else ""
 
     def report(updated: cst.CSTNode) -> cst.CSTNode:
         site.line, site.col = ctx.position_of(call.func)
-        ctx.report(site, F.CONVERTED, "info", f"{entry.name}: the loader `{function}` returns -> "
-                                              f"paddle.io.DataLoader, made here where its data source is set", True)
+        ctx.report(site, F.CONVERTED, "info", f"{site.name}: the loader `{function}` returns -> "
+                                              f"paddle.io.DataLoader, made here where its data source is set{read}",
+                   True)
         return updated
 
     try:
-        generator_loader.make_at_setters(ctx, site, loader, [(setter, call)], generator_loader.SETTERS, then=report)
+        generator_loader.make_at_setters(ctx, site, made.loader, [(made.setter, call)], generator_loader.SETTERS,
+                                         then=report)
     except NeedsReview:  # (the plan checked what the rewrite needs: not reached)
         return
