@@ -684,8 +684,7 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
         raise Left(f"{where}`{loader}` is global, or used in a nested function or class")
     if not _alone(scope, assign):
         raise Left(f"{where}the call shares its line with another statement")
-    block = next(b for b in _blocks(scope) if any(s is assign for s in b))
-    after = block[block.index(assign) + 1:]
+    after = _following(scope, assign)
     setter = next((s for s in after if any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(s))), None)
     kind = setter_kind(setter, loader) if setter is not None else None
     if kind is None or not _alone(scope, setter):
@@ -725,6 +724,20 @@ def _alone(scope: ast.AST, stmt: ast.stmt) -> bool:
     """No other statement of the scope starts on the line of `stmt` (`a; b`, `if c: b`): the upgrade
     rewrites a statement that is a line of its own."""
     return sum(isinstance(n, ast.stmt) and n.lineno == stmt.lineno for n in own_nodes(scope)) == 1
+
+
+def _following(scope: ast.AST, stmt: ast.stmt) -> List[ast.stmt]:
+    """The statements of the scope that run after `stmt`: the rest of its block and, while that block is the
+    body of a `with` (which runs it once: `program_guard`, `unique_name.guard`), those after the `with` in the
+    block around it."""
+    withs = {id(s): w for w in own_nodes(scope) if isinstance(w, (ast.With, ast.AsyncWith)) for s in w.body}
+    found: List[ast.stmt] = []
+    current: Optional[ast.stmt] = stmt
+    while current is not None:
+        block = next(b for b in _blocks(scope) if any(s is current for s in b))
+        found.extend(block[[id(s) for s in block].index(id(current)) + 1:])
+        current = withs.get(id(current))
+    return found
 
 
 def _blocks(node: ast.AST) -> Iterator[List[ast.stmt]]:

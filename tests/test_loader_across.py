@@ -316,6 +316,26 @@ READ_LEFT = [
     pytest.param(LOOP.replace("    loader.start()\n", "    loader.start()\n    loader = None\n"), EVALUATE,
                  "`loader` is rebound in `evaluate`", id="parameter-rebound"),
 ]
+READ_SET = "    loader, loss = create_model()\n    loader.set_batch_generator(batches)\n"
+# the source set after the `with` blocks the call is in (BERT's run_classifier.py), before any other use
+SET_AFTER_WITH = ("    with fluid.program_guard(fluid.Program()):\n        loader, loss = create_model()\n"
+                  "    print(1)\n    loader.set_batch_generator(batches)\n")
+
+
+@pytest.mark.parametrize("between, reason", [
+    pytest.param("    print(loader)\n", "`loader` is not given its data source by the first statement after the call",
+                 id="used-after-the-with-before-its-setter"),
+    pytest.param("    if loss:\n        loader.set_batch_generator(batches)\n",
+                 "`loader` is not given its data source by the first statement after the call", id="set-in-an-if"),
+])
+def test_left_where_a_use_comes_between_the_with_and_the_setter(between: str, reason: str, tmp_path: Path) -> None:
+    body = SET_AFTER_WITH.replace("    print(1)\n", between)
+    text = READ_CALLER.format(loop=LOOP.rstrip("\n"), body=EVALUATE)
+    text = text.replace(READ_SET, body)
+    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": text})
+    left = [f.message for f in _upgrade(tmp_path / "model.py").findings if not f.fixed]
+    assert len(left) == 1 and reason in left[0], left
+    assert "GeneratorBatches" not in _upgrade(tmp_path / "train.py").code
 
 
 @pytest.mark.parametrize("loop, body, reason", READ_LEFT)
@@ -350,22 +370,24 @@ def test_a_loader_the_program_reads_is_left_where_the_tree_says_otherwise(files:
     assert "GeneratorBatches" not in _upgrade(tmp_path / "train.py").code
 
 
-@pytest.mark.parametrize("loop, body", [
-    pytest.param(LOOP, EVALUATE, id="in-a-function-it-is-passed-to"),
+@pytest.mark.parametrize("loop, body, bound", [
+    pytest.param(LOOP, EVALUATE, READ_SET, id="in-a-function-it-is-passed-to"),
     pytest.param("    pass", LOOP.replace("    loader.start()\n", "    loader.start()\n    steps = []\n").replace(
-        "            out =", "            steps.append(1)\n            out ="), id="in-the-caller-statements-ahead"),
+        "            out =", "            steps.append(1)\n            out ="), READ_SET, id="in-the-caller-statements-ahead"),
     pytest.param("    pass", LOOP.replace("out = exe.run(fetch_list=[])", "print(exe.run(fetch_list=[]))"),
-                 id="run-in-an-expression-first"),
+                 READ_SET, id="run-in-an-expression-first"),
     pytest.param("    pass", LOOP.replace("fluid.core.EOFException:", "fluid.core.EOFException as error:"),
-                 id="exception-named-and-unused"),
+                 READ_SET, id="exception-named-and-unused"),
+    pytest.param(LOOP, EVALUATE, SET_AFTER_WITH, id="set-after-the-with-blocks-of-the-call"),
     pytest.param("    try:\n        loader.start()\n        while True:\n            exe.run(fetch_list=[])\n"
                  "    except fluid.core.EOFException:\n        print('end')\n    finally:\n        loader.reset()",
-                 EVALUATE + EVALUATE, id="try-around-reset-in-finally"),
+                 EVALUATE + EVALUATE, READ_SET, id="try-around-reset-in-finally"),
 ])
-def test_a_loader_the_program_reads_is_made_where_its_reads_are_reading_loops(loop: str, body: str,
+def test_a_loader_the_program_reads_is_made_where_its_reads_are_reading_loops(loop: str, body: str, bound: str,
                                                                                 tmp_path: Path) -> None:
     # the builder's plan and the caller's rewrite agree: both change, and no 1.8 read is left
-    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": READ_CALLER.format(loop=loop.rstrip("\n"), body=body)})
+    text = READ_CALLER.format(loop=loop.rstrip("\n"), body=body).replace(READ_SET, bound)
+    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": text})
     result = _upgrade(tmp_path / "model.py")
     assert not [f.message for f in result.findings if not f.fixed]
     assert "functools.partial(paddle.io.DataLoader" in result.code

@@ -55,10 +55,12 @@ def plan(ctx: Context) -> None:
         return
     ctx.reads(ctx.module, words=tuple({n for n, _ in callees}) + tuple(loader_across.SETTERS))
     found = []
+    withs = {id(s): w for w in descendants(ctx.module) if isinstance(w, cst.With) and
+             isinstance(w.body, cst.IndentedBlock) for s in w.body.body}
     for block in _blocks(ctx.module):
         for index, stmt in enumerate(block):
             called = _called(stmt, callees)
-            made = _setter_of(ctx, block[index + 1:], *called) if called is not None else None
+            made = _setter_of(ctx, _following(ctx.module, stmt, withs), *called) if called is not None else None
             if made is not None:
                 found.append(made)
     read = [made for made in found if made.loader in made.loops]
@@ -141,6 +143,19 @@ def _modules_imported(ctx: Context, tree: ast.Module, origin: str) -> List[str]:
         read = loader_across.parsed(path)
         if read is not None:
             add(path, read)
+    return found
+
+
+def _following(module: cst.Module, stmt: cst.CSTNode, withs) -> List[cst.CSTNode]:
+    """The statements after `stmt` in its block and, while that block is the body of a `with` (`withs`: id of
+    a statement -> the `with` whose body holds it), after the `with` in the block around it (as the plan,
+    loader_across._following)."""
+    found: List[cst.CSTNode] = []
+    current = stmt
+    while current is not None:
+        block = next(b for b in _blocks(module) if any(s is current for s in b))
+        found.extend(block[[id(s) for s in block].index(id(current)) + 1:])
+        current = withs.get(id(current))
     return found
 
 
