@@ -8,24 +8,29 @@
 
 Both modules change together (generator_loader): the function returns `functools.partial(paddle.io.DataLoader,
 ...)`, and each caller makes the loader where it set the source, `loader = loader(GeneratorBatches(...),
-places=place)` (checked on 1.8.5 and 3.3.1: fixtures/legacy/returned_loader_two_modules/). The files of a
+places=place)` (checked on 1.8.5 and 3.3.1: fixtures/legacy/returned_loader_two_modules/); a loader the
+program reads (`iterable=False`) has its reading loops rewritten too, each a `for` loop feeding every batch
+to the run (loader_callers through loader_readers: fixtures/legacy/returned_reading_loop_two_modules/). The files of a
 tree are upgraded independently, so whether to do it is one function of the tree, `plan`, that the builder's
 module and each caller's module compute alike: read with CPython's parser from the files (a caller already
 upgraded is read in its 2.x form, which the same plan accepts). It holds when
 
 - the function is a plain `def` bound once at the top of its module, used nowhere there, whose builds of
-  the loader (one name; by keyword; iterable; all dygraph, or all static with `feed_list`,
-  `return_list=False`, `drop_last=True`) are used only by its `return`s, each giving it alone or as the
-  same element of a tuple;
+  the loader (one name; by keyword; all dygraph and iterable, or all static with `feed_list`,
+  `return_list=False`, `drop_last=True`, all iterable or all `iterable=False`) are used only by its
+  `return`s, each giving it alone or as the same element of a tuple;
 - every module of the tree that names the function (the `.py` files of the directory above the builder's
   packages and of the packages in it, imported the way tree_index finds modules) imports it by name, by
   `*` or through its module, from the builder's module or from one that only re-exports it (a package's
   `__init__.py`: `from utils import *` then `utility.f()`, as dygraph/mobilenet does), and only calls it,
-  binding the loader to a name whose first use after the call, in the same block, is one setter
-  (`set_batch_generator`, or a sample one in dygraph), then only read as a 2.x DataLoader is
-  (loader_receivers: iterated or called to iterate, or passed to or returned to code in sight that does so;
-  no `start()`, no second setter, no truth test), with a paddle import (the upgrade of a module without one
-  is a no-op); in a static graph the sample setters are left (1.8 converted each sample to its feed
+  binding the loader to a name whose first use after the call (in the same block, or after the `with`
+  blocks around the call, which run once) is one setter (`set_batch_generator`, or a sample one in dygraph),
+  then only read as a 2.x DataLoader is (loader_receivers: iterated or called to iterate, or passed to or
+  returned to code in sight that does so; no `start()`, no second setter, no truth test) or, built with
+  `iterable=False`, only by 1.8's reading loops (`start()`, `while True:` running the program until
+  EOFException, `reset()`), in its scope or in plain functions of its module it is passed to
+  (loader_reads: what reading_loop rewrites, no `queue`, no `start()` apart from such a loop), with a
+  paddle import (the upgrade of a module without one is a no-op); in a static graph the sample setters are left (1.8 converted each sample to its feed
   variable's dtype, which the caller cannot see), as is a mode the modules do not tell: a static loader
   only where none of the modules mentions dygraph mode;
 - at least one such caller exists.
@@ -52,9 +57,10 @@ SETTERS = {  # 1.8's setters (reader.py:916-951): parameters in order, the first
     "set_sample_list_generator": ("reader", "places"),
     "set_batch_generator": ("reader", "places"),
 }
-# Why a non-iterable loader is left wherever its pieces are apart (every plan of them requires iterable=True).
-READ_BY_PROGRAM = "iterable=False: a loader the program reads (start(), reset()) is rewritten only where it is built, " \
-                  "given its source and read in one function"
+# Why a non-iterable loader is left where its pieces are apart other than as the plans that take it have them.
+READ_BY_PROGRAM = "iterable=False: a loader the program reads (start(), reset()) is rewritten where one function " \
+                  "builds it, sets its source and reads it, or where a function returns its one build to callers " \
+                  "that do the rest by reading loops alone"
 _DYGRAPH_WORDS = re.compile(r"dygraph|imperative|disable_static|dynamic_mode")  # (in any name)
 
 
@@ -384,7 +390,7 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
     if any(isinstance(n, ast.Name) and n.id in modules and isinstance(n.ctx, ast.Load) and id(n) not in read
            and id(n) not in shadowed for n in ast.walk(module)):  # the module passed on: called elsewhere
         raise Left(f"{where} uses the module of `{function}` other than by reading its attributes")
-    loaders, loops = [], []
+    loaders, loops, iterated = [], [], []
     for scope in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         for node in own_nodes(scope):
             if _names_builder(node, names, modules, function, shadowed):
@@ -394,8 +400,11 @@ def _caller(path: str, builder: str, function: str, index: Optional[int], dygrap
                 else:
                     _read_alike(scope, node, loader, path, module, source_reader(texts, reads),
                                 returned_to(texts, reads), where)
+                    iterated.append(loader)
                 loaders.append(loader)
     if loops:
+        if {loader for _, loader, _ in loops} & set(iterated):  # (the callers' half tells them apart by name)
+            raise Left(f"{where} binds a loader the program reads and one it iterates to the same name")
         _read_by_loops(path, module, loops, builder, reads)
     uses = sum(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and id(n) not in shadowed
                for n in ast.walk(module)) + \

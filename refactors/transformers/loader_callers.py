@@ -3,7 +3,9 @@
 A module that calls such a function and sets the loader's data source holds no use site of
 `from_generator`: before the pass, each setter that follows a call of a function the tree's plan takes is
 scheduled to make the loader there, `loader = loader(GeneratorBatches(reader, samples=...), places=...)`,
-as generator_loader does where the function is in the same module. The builder's module makes its half
+as generator_loader does where the function is in the same module; a loader built with `iterable=False`
+also has its reading loops (in the caller, and in the functions of the module it is passed to) scheduled to
+become `for` loops that feed each batch to the run (loader_readers). The builder's module makes its half
 (`functools.partial(paddle.io.DataLoader, ...)`) from the same plan, so both change or neither does.
 
 Not a transformer itself (nothing here is registered): api_rename's `prepare` runs `plan`.
