@@ -395,3 +395,42 @@ def test_a_loader_the_program_reads_is_made_where_its_reads_are_reading_loops(lo
     assert not [f.message for f in train.findings if not f.fixed], train.code
     assert "loader = loader(GeneratorBatches(batches, samples=False))" in train.code
     assert ".start()" not in train.code and ".reset()" not in train.code and "EOFException" not in train.code
+
+
+def _reading_loop(shape: str, ahead: str, run: str, between: str) -> str:
+    """A 1.8 reading loop of `loader` (indented for a function body) of one of reading_loop's shapes or near them."""
+    body = "".join(f"{line}\n" for line in (ahead, run) if line)
+    if shape == "while-try":
+        inner = textwrap.indent(body, " " * 12)
+        return (f"    loader.start()\n{between}    while True:\n        try:\n{inner}"
+                f"        except fluid.core.EOFException:\n            loader.reset()\n            break\n")
+    inner = textwrap.indent(body, " " * 12)
+    reset_in = "    finally:\n        loader.reset()\n" if shape == "try-finally" else ""
+    handled = "        print('end')\n" + ("" if reset_in else "        loader.reset()\n")
+    return (f"    try:\n        loader.start()\n{textwrap.indent(between, '    ')}        while True:\n{inner}"
+            f"    except fluid.core.EOFException:\n{handled}{reset_in}")
+
+
+@pytest.mark.parametrize("where", ["caller", "function"])
+@pytest.mark.parametrize("shape", ["while-try", "try-handler", "try-finally"])
+@pytest.mark.parametrize("ahead", ["", "steps = 1", "steps.append(1)"])
+@pytest.mark.parametrize("run", ["out = exe.run(fetch_list=[])", "print(exe.run(fetch_list=[]))",
+                                 "out = exe.run(fetch_list=[], feed={})"])
+@pytest.mark.parametrize("between", ["", "    print(0)\n"])
+def test_the_plan_and_the_callers_rewrite_agree(where: str, shape: str, ahead: str, run: str, between: str,
+                                                tmp_path: Path) -> None:
+    # whatever the plan decides in CPython's parse (loader_reads), the caller's libcst rewrite does the same:
+    # both modules change and no 1.8 read is left, or neither changes
+    loop = _reading_loop(shape, ahead, run, between)
+    if where == "caller":
+        text = READ_CALLER.format(loop="    pass", body="    steps = []\n" + loop)
+    else:
+        text = READ_CALLER.format(loop="    steps = []\n" + loop.rstrip("\n"), body=EVALUATE)
+    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": text})
+    planned = "functools.partial(paddle.io.DataLoader" in _upgrade(tmp_path / "model.py").code
+    train = _upgrade(tmp_path / "train.py")
+    if planned:
+        assert not [f.message for f in train.findings if not f.fixed], train.code
+        assert ".start()" not in train.code and ".reset()" not in train.code, train.code
+    else:
+        assert "GeneratorBatches" not in train.code and "loader.start()" in train.code, train.code
