@@ -30,9 +30,9 @@ upgraded is read in its 2.x form, which the same plan accepts). It holds when
   `iterable=False`, only by 1.8's reading loops (`start()`, `while True:` running the program until
   EOFException, `reset()`), in its scope or in plain functions of its module it is passed to
   (loader_reads: what reading_loop rewrites, no `queue`, no `start()` apart from such a loop), with a
-  paddle import (the upgrade of a module without one is a no-op); in a static graph the sample setters are left (1.8 converted each sample to its feed
-  variable's dtype, which the caller cannot see), as is a mode the modules do not tell: a static loader
-  only where none of the modules mentions dygraph mode;
+  paddle import (the upgrade of a module without one is a no-op); in a static graph the sample setters
+  are left (1.8 converted each sample to its feed variable's dtype, which the caller cannot see), as is a
+  mode the modules do not tell: a static loader only where none of the modules mentions dygraph mode;
 - at least one such caller exists.
 
 A module that reaches the builder's module through a `sys.path` entry set at run time, or from outside

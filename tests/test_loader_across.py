@@ -373,7 +373,8 @@ def test_a_loader_the_program_reads_is_left_where_the_tree_says_otherwise(files:
 @pytest.mark.parametrize("loop, body, bound", [
     pytest.param(LOOP, EVALUATE, READ_SET, id="in-a-function-it-is-passed-to"),
     pytest.param("    pass", LOOP.replace("    loader.start()\n", "    loader.start()\n    steps = []\n").replace(
-        "            out =", "            steps.append(1)\n            out ="), READ_SET, id="in-the-caller-statements-ahead"),
+        "            out =", "            steps.append(1)\n            out ="), READ_SET,
+                 id="in-the-caller-statements-ahead"),
     pytest.param("    pass", LOOP.replace("out = exe.run(fetch_list=[])", "print(exe.run(fetch_list=[]))"),
                  READ_SET, id="run-in-an-expression-first"),
     pytest.param("    pass", LOOP.replace("fluid.core.EOFException:", "fluid.core.EOFException as error:"),
