@@ -435,3 +435,23 @@ def test_the_plan_and_the_callers_rewrite_agree(where: str, shape: str, ahead: s
         assert ".start()" not in train.code and ".reset()" not in train.code, train.code
     else:
         assert "GeneratorBatches" not in train.code and "loader.start()" in train.code, train.code
+
+
+def test_where_the_callers_rewrite_would_not_follow_the_plan_its_setters_are_left_and_said_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # loader_reads is meant to take no loop reading_loop refuses; were it to, the caller keeps its 1.8 loader,
+    # marked for review, rather than make a 2.x loader that its 1.8 loops would start
+    from refactors.engine import NeedsReview
+    from refactors.transformers import loader_readers
+
+    def refuse(ctx, site, readers):
+        raise NeedsReview("(refused here)")
+
+    monkeypatch.setattr(loader_readers, "check_passed", refuse)
+    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": READ_CALLER.format(loop=LOOP.rstrip("\n"), body=EVALUATE)})
+    train = _upgrade(tmp_path / "train.py")
+    left = [f.message for f in train.findings if not f.fixed]
+    assert len(left) == 1 and "the tree's plan took its reading loops but this module's rewrite does not: (refused " \
+                               "here)" in left[0], left
+    assert "loader.set_batch_generator(batches)  # TODO(paddle-upgrade)" in train.code
+    assert "GeneratorBatches" not in train.code and "loader.start()" in train.code
