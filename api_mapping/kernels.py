@@ -1,11 +1,13 @@
 """1.8 functions that no 2.x API computes, written once as 2.x source that both halves run.
 
 The upgrader writes a kernel into the module that calls it (refactors/transformers/module_definitions.py,
-`define_once`: `{name}`, `{paddle}` and `{numpy}` filled with the module's own names); the shim runs the same
-text (`compiled`), its `paddle` resolving each function the way the shim's adapters call them. So a fix to
-a kernel reaches upgraded code and legacy code alike. Each kernel's docstring says "(paddle-upgrade)", the
-mark that tells a definition the upgrade wrote (refactors/cpython.py); each transformer module says what
-its kernel computes, and which fixtures/legacy program checks it against 1.8.5.
+`define_once`: `{name}`, `{paddle}`, `{numpy}` and a standard-library module such as `{os}` filled with the
+module's own names); the shim runs the same text (`compiled`), its `paddle` resolving each function the way
+the shim's adapters call them (runtime_shim/static_ops.py `kernel`), or paddle itself for a kernel that
+builds no operator (`plain_kernel`: it reads a program). So a fix to a kernel reaches
+upgraded code and legacy code alike. Each kernel's docstring says "(paddle-upgrade)", the mark that tells a
+definition the upgrade wrote (refactors/cpython.py); each transformer module says what its kernel computes,
+and which fixtures/legacy program checks it against 1.8.5.
 """
 from __future__ import annotations
 
@@ -162,14 +164,85 @@ def {name}(prior_box, prior_box_var, target_box, box_score, box_clip):
 '''
 
 
-def compiled(template: str, name: str, paddle: Any, numpy: Any) -> Callable[..., Any]:
-    """The function `template` defines, named `name`, run with `paddle` and `numpy` as the given objects.
+# fluid.contrib.memory_usage (1.8.5 contrib/memory_usage_calc.py). 1.8 read a legacy program; Paddle 3
+# builds PIR programs unless the legacy IR is selected (runtime_shim.enable_static(), which the upgrade
+# writes), so a PIR program is read too, as what 1.8 counted: not the data and parameters, which 1.8 made
+# without an operator of the program, and an in-place result as its operand (1.8 wrote the same variable).
+MEMORY_USAGE = '''\
+def {name}(program, batch_size):
+    """fluid.contrib.memory_usage of Paddle 1.8 (paddle-upgrade): an estimate of the memory the dense
+    tensors written by the operators of the program's global block take, a negative dimension counted as
+    batch_size times its magnitude; (1.05 and 1.1 times the total, unit), the unit B, KB or MB. Over the
+    operators the program has: where 2.x builds a layer of other operators than 1.8, their tensors count."""
+    if not isinstance(program, {paddle}.static.Program):
+        raise TypeError("Calculating Memory Usage requires Program as its Parameter."
+                        "But you passed in %s" % (type(program)))
+    if batch_size <= 0:
+        raise ValueError("The batch size need to be positive.")
+    sizes = {{"FLOAT16": 2, "FLOAT32": 4, "FLOAT64": 8, "INT16": 2, "INT32": 4, "INT64": 8, "BOOL": 1, "UINT8": 1}}
+    sizes.update(FP16=2, FP32=4, FP64=8)  # a dtype's name: paddle.float32 in 3.x, VarType.FP32 in 2.x
+    block = program.global_block()
+
+    def legacy_tensors():  # 1.8's own reading: each variable an operator writes, once
+        seen = {{"@EMPTY@"}}
+        for op in block.ops:
+            for var_name in op.output_arg_names:
+                if var_name not in seen:
+                    seen.add(var_name)
+                    var = block.vars[var_name]
+                    if str(var.type).rpartition(".")[2] in ("LOD_TENSOR", "DENSE_TENSOR"):  # (3.x's name)
+                        yield var_name, var.shape, var.dtype
+
+    def pir_tensors():  # each result once; an in-place one is the tensor of its operand
+        core = {paddle}.framework.core  # compiled: its pir module is Paddle 3's (tests/test_memory_usage.py)
+        inplace_of = core.pir.get_op_inplace_info  # an operator's {{result index: operand index}}
+        seen, tensor_of = set(), {{}}
+        for op in block.ops:
+            if op.name() in ("pd_op.data", "builtin.parameter"):  # no operator of 1.8's program
+                continue
+            inplace = inplace_of(op)
+            for index, value in enumerate(op.results()):
+                if not value.initialized():  # an optional output the operator does not write
+                    continue
+                key = value.id
+                if index in inplace:
+                    operand = op.operand_source(inplace[index]).id
+                    key = tensor_of[key] = tensor_of.get(operand, operand)
+                if key not in seen:
+                    seen.add(key)
+                    if value.is_dense_tensor_type():
+                        yield value.name if value.has_name else op.name(), value.shape, value.dtype
+
+    total = 0.0
+    for var_name, shape, dtype in legacy_tensors() if hasattr(block, "vars") else pir_tensors():
+        count, negative = 1, 0
+        for dim in shape:
+            if dim < 0:
+                if negative:
+                    raise ValueError("Var %s has more than one negative dim." % (var_name))
+                negative += 1
+                count *= batch_size * (-dim)
+            else:
+                count *= dim
+        total += count * sizes[str(dtype).rpartition(".")[2].upper()]
+    unit = "B"
+    if total > 1024:
+        total, unit = total / 1024, "KB"
+        if total > 1024:
+            total, unit = total / 1024, "MB"
+    return total * 1.05, total * 1.1, unit
+'''
+
+
+def compiled(template: str, name: str, paddle: Any, numpy: Any, **stdlib: Any) -> Callable[..., Any]:
+    """The function `template` defines, named `name`, run with `paddle` and `numpy` as the given objects, and
+    each standard-library module it names (`{os}`) as given by keyword.
 
     Its source is registered with linecache, so a traceback through it shows the kernel's lines.
     """
-    source = template.format(name=name, paddle="paddle", numpy="numpy")
+    source = template.format(name=name, paddle="paddle", numpy="numpy", **{module: module for module in stdlib})
     filename = f"<paddle-upgrade kernel {name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"paddle": paddle, "numpy": numpy}
+    namespace = {"paddle": paddle, "numpy": numpy, **stdlib}
     exec(compile(source, filename, "exec"), namespace)  # (our own text, never the user's)
     return namespace[name]

@@ -211,6 +211,19 @@ def kernel(template: str, name: str) -> Callable[..., Any]:
     return compiled(template, name, _Functions("paddle"), numpy)
 
 
+@functools.lru_cache(maxsize=None)
+def plain_kernel(template: str, name: str, *stdlib: str) -> Callable[..., Any]:
+    """A kernel of api_mapping.kernels that builds no operator (it reads a program),
+    compiled once with paddle itself and the standard-library modules `stdlib` it names: `op` would only
+    stand between it and the objects it reads."""
+    import numpy
+    import paddle
+
+    from api_mapping.kernels import compiled
+
+    return compiled(template, name, paddle, numpy, **{module: importlib.import_module(module) for module in stdlib})
+
+
 # (owner, attribute, what it held before `serve_2x_functions`), for `restore_2x_functions`.
 _REPLACED: List[Tuple[Any, str, Any]] = []
 

@@ -284,48 +284,12 @@ class ParallelExecutor:
         """1.8 dropped the per-device scopes; one device, one scope: nothing to drop."""
 
 
-@adapter("paddle.fluid.contrib.memory_usage", "no 2.x API: sum the sizes of the program's variables by hand")
+@adapter("paddle.fluid.contrib.memory_usage", "a function of the module (the upgrade writes it): no 2.x API "
+         "estimates a program's memory", semantics=(55,))
 def memory_usage(program: Any, batch_size: int) -> Any:
-    """1.8 `contrib.memory_usage(program, batch_size)` (`contrib/memory_usage_calc.py`): an estimate of the
-    memory the dense tensors written by the global block's ops take, a negative dimension counted as
-    `batch_size`; `(min, max, unit)` with min = 1.05 and max = 1.1 times the total.
+    """1.8 `contrib.memory_usage(program, batch_size)` (`contrib/memory_usage_calc.py`): the function the
+    upgrade writes, compiled from the same text (api_mapping/SEMANTICS.md 55)."""
+    from api_mapping.kernels import MEMORY_USAGE
+    from runtime_shim.static_ops import plain_kernel
 
-    The estimate is over the ops of the program Paddle 3 built: where the shim composes a 1.8 layer from
-    other operators, their intermediate tensors count too.
-    """
-    import paddle
-    from paddle.base import core
-
-    if not isinstance(program, paddle.static.Program):
-        raise TypeError(f"Calculating Memory Usage requires Program as its Parameter.But you passed in {type(program)}")
-    if batch_size <= 0:
-        raise ValueError("The batch size need to be positive.")
-    sizes = {paddle.float16: 2, paddle.float32: 4, paddle.float64: 8, paddle.int16: 2, paddle.int32: 4,
-             paddle.int64: 8, paddle.bool: 1, paddle.uint8: 1}
-    block = program.global_block()
-    total = 0.0
-    seen = {"@EMPTY@"}
-    for op in block.ops:
-        for name in op.output_arg_names:
-            if name in seen:
-                continue
-            seen.add(name)
-            var = block.vars[name]
-            if var.desc.type() != core.VarDesc.VarType.DENSE_TENSOR:
-                continue
-            count, negative = 1, 0
-            for dim in var.shape:
-                if dim < 0:
-                    if negative:
-                        raise ValueError(f"Var {name} has more than one negative dim.")
-                    negative += 1
-                    count *= batch_size * (-dim)
-                else:
-                    count *= dim
-            total += count * sizes[var.dtype]
-    unit = "B"
-    if total > 1024:
-        total, unit = total / 1024, "KB"
-        if total > 1024:
-            total, unit = total / 1024, "MB"
-    return total * 1.05, total * 1.1, unit
+    return plain_kernel(MEMORY_USAGE, "memory_usage")(program, batch_size)
