@@ -4,7 +4,7 @@ The upgrader writes a kernel into the module that calls it (refactors/transforme
 `define_once`: `{name}`, `{paddle}`, `{numpy}` and a standard-library module such as `{os}` filled with the
 module's own names); the shim runs the same text (`compiled`), its `paddle` resolving each function the way
 the shim's adapters call them (runtime_shim/static_ops.py `kernel`), or paddle itself for a kernel that
-builds no operator (`plain_kernel`: it reads a program). So a fix to a kernel reaches
+builds no operator (`plain_kernel`: it reads a program, or splits a reader). So a fix to a kernel reaches
 upgraded code and legacy code alike. Each kernel's docstring says "(paddle-upgrade)", the mark that tells a
 definition the upgrade wrote (refactors/cpython.py); each transformer module says what its kernel computes,
 and which fixtures/legacy program checks it against 1.8.5.
@@ -231,6 +231,24 @@ def {name}(program, batch_size):
         if total > 1024:
             total, unit = total / 1024, "MB"
     return total * 1.05, total * 1.1, unit
+'''
+
+
+# contrib.reader.distributed_batch_reader (1.8.5 contrib/reader/distributed_reader.py).
+DISTRIBUTED_BATCHES = '''\
+def {name}(batch_reader):
+    """1.8's fluid.contrib.reader.distributed_batch_reader (paddle-upgrade): of each PADDLE_TRAINERS_NUM
+    batches in a row, this trainer (PADDLE_TRAINER_ID) reads one; an incomplete last run is dropped."""
+    trainers = int({os}.environ.get("PADDLE_TRAINERS_NUM", 1))
+    trainer = int({os}.environ.get("PADDLE_TRAINER_ID", 0))
+    assert trainer < trainers
+
+    def batches():
+        if trainers > 1:  # 1.8's log line
+            print("start data reader (trainers_num: {{}}, trainer_id: {{}})".format(trainers, trainer))
+        for run in zip(*[iter(batch_reader())] * trainers):
+            yield run[trainer]
+    return batches
 '''
 
 

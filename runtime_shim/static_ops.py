@@ -213,7 +213,7 @@ def kernel(template: str, name: str) -> Callable[..., Any]:
 
 @functools.lru_cache(maxsize=None)
 def plain_kernel(template: str, name: str, *stdlib: str) -> Callable[..., Any]:
-    """A kernel of api_mapping.kernels that builds no operator (it reads a program),
+    """A kernel of api_mapping.kernels that builds no operator (it reads a program, or splits a reader),
     compiled once with paddle itself and the standard-library modules `stdlib` it names: `op` would only
     stand between it and the objects it reads."""
     import numpy

@@ -9,36 +9,21 @@ such reader decorator (its `DistributedBatchSampler` shards a map-style dataset,
 
     train_reader = fluid.contrib.reader.distributed_batch_reader(train_reader)
 
-becomes `train_reader = distributed_batches(train_reader)` over `DISTRIBUTED_BATCHES`, written once per
-module (checked on 1.8.5 and 3.3.1 with the variables unset and set: fixtures/legacy/
-distributed_batch_reader_dygraph.py). The arguments are kept as written: the function takes 1.8's.
-One difference is left: with N > 1 and a negative `PADDLE_TRAINER_ID` (which no launcher sets) 1.8
-failed its assertion at the first N batches, this function reads the last of each N.
+becomes `train_reader = distributed_batches(train_reader)` over `DISTRIBUTED_BATCHES`
+(`api_mapping/kernels.py`, which the shim serves too), written once per module (checked on 1.8.5
+and 3.3.1 with the variables unset and set: fixtures/legacy/distributed_batch_reader_dygraph.py). The
+arguments are kept as written: the function takes 1.8's. One difference is left: with N > 1 and a negative
+`PADDLE_TRAINER_ID` (which no launcher sets) 1.8 failed its assertion at the first N batches, this function
+reads the last of each N.
 """
 from __future__ import annotations
 
 import libcst as cst
 
+from api_mapping.kernels import DISTRIBUTED_BATCHES
 from refactors import findings as F
 from refactors.engine import Context, Site
 from refactors.transformers import emit, module_definitions, register
-
-DISTRIBUTED_BATCHES = '''\
-def {name}(batch_reader):
-    """1.8's fluid.contrib.reader.distributed_batch_reader (paddle-upgrade): of each PADDLE_TRAINERS_NUM
-    batches in a row, this trainer (PADDLE_TRAINER_ID) reads one; an incomplete last run is dropped."""
-    trainers = int({os}.environ.get("PADDLE_TRAINERS_NUM", 1))
-    trainer = int({os}.environ.get("PADDLE_TRAINER_ID", 0))
-    assert trainer < trainers
-
-    def batches():
-        if trainers > 1:  # 1.8's log line
-            print("start data reader (trainers_num: {{}}, trainer_id: {{}})".format(trainers, trainer))
-        for run in zip(*[iter(batch_reader())] * trainers):
-            yield run[trainer]
-    return batches
-'''
-
 
 @register("distributed_batch_reader")
 def distributed_batch_reader(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:

@@ -7,7 +7,7 @@ feed, and the end of the data raises `fluid.core.EOFException` until `reader.res
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 from runtime_shim.adapters import adapter
 
@@ -95,16 +95,9 @@ def read_file(reader: LegacyPyReader) -> Any:
          "a function of the module (the upgrade writes it): no 2.x reader decorator splits batches between trainers")
 def distributed_batch_reader(batch_reader: Callable[[], Any]) -> Callable[[], Any]:
     """1.8 `contrib/reader/distributed_reader.py`: of each PADDLE_TRAINERS_NUM batches in a row, trainer
-    PADDLE_TRAINER_ID reads one (the variables read now, as 1.8 did); an incomplete last run is dropped."""
-    import os
+    PADDLE_TRAINER_ID reads one (the variables read now, as 1.8 did); an incomplete last run is dropped. The
+    function the upgrade writes, compiled from the same text."""
+    from api_mapping.kernels import DISTRIBUTED_BATCHES
+    from runtime_shim.static_ops import plain_kernel
 
-    trainers = int(os.environ.get("PADDLE_TRAINERS_NUM", 1))
-    trainer = int(os.environ.get("PADDLE_TRAINER_ID", 0))
-    assert trainer < trainers
-
-    def batches() -> Iterator[Any]:
-        if trainers > 1:
-            print(f"start data reader (trainers_num: {trainers}, trainer_id: {trainer})")
-        for run in zip(*[iter(batch_reader())] * trainers):
-            yield run[trainer]
-    return batches
+    return plain_kernel(DISTRIBUTED_BATCHES, "distributed_batch_reader", "os")(batch_reader)
