@@ -15,7 +15,7 @@ from refactors import call_args
 from refactors import findings as F
 from refactors import zero_d
 from refactors.engine import Context, NeedsReview, Site, same_literal
-from refactors.transformers import REGISTRY, exec_strategy, lr_decay_elsewhere
+from refactors.transformers import REGISTRY, exec_strategy, lr_decay_elsewhere, padded_sequences
 
 NAME = "refactor_kwargs"
 
@@ -25,6 +25,7 @@ def prepare(ctx: Context) -> None:
     zero_d.plan(ctx)
     lr_decay_elsewhere.plan(ctx)  # steps written before the pass reaches the schedule
     exec_strategy.plan(ctx)  # statements deleted before the pass reaches the call that drops them
+    padded_sequences.plan(ctx)  # a sequence_unpad and the LoD layers after it, rewritten together
 
 
 def _positionally_bound(entry: ApiEntry, node: cst.Call) -> set:
@@ -60,6 +61,11 @@ def call(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpressi
     entry = site.entry
     if not isinstance(node, cst.Call) or entry is None or site.suffix:
         return node  # `Entry.method(...)`: the entry's argument changes are not the method's
+    padded = padded_sequences.call(ctx, site, node)
+    if padded is not None:
+        if site.converted:
+            return padded
+        node = padded  # an fc or concat of the chain, given its padded axis, goes on as usual
     if entry.update_to is None and entry.transformer is None:
         return node
     if entry.transformer is not None:
