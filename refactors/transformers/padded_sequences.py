@@ -33,8 +33,9 @@ The plan is made before the pass, for each `y = sequence_unpad(x, length=n)` in 
 names holding LoD values through the statements after it (branches and loops too, a name LoD on one path
 only being read nowhere), and gives up, leaving everything as today with the reason on the unpad, when a LoD
 value is read by anything else (returned, stored, passed to a function or an operator not above, read in a
-nested function), when `length` is not a name unchanged after the unpad, or the unpad is in a loop, a `try`,
-a dygraph block or at module level.
+nested function), or the unpad is in a loop, a `try`, a dygraph block or at module level. Lengths that are
+not a name of the function bound nowhere after the unpad (`self.seq_len`, `inputs[2]`) are bound to a fresh
+name where the unpad read them (`emb = unpad(emb, length=self.seq_len)` becomes `emb_length = self.seq_len`).
 """
 from __future__ import annotations
 
@@ -218,7 +219,8 @@ class Chain:
     unpad: cst.Call
     statement: cst.SimpleStatementLine
     target: str
-    length: str
+    length: str  # the name the layers read the lengths from: the unpad's own, or one bound to its `length` there
+    bind: bool  # `length` is an expression (or a name that may change) bound to a fresh name at the unpad
     roles: Dict[int, Tuple[str, object]] = field(default_factory=dict)  # id(call) -> (role, detail)
     names: Dict[str, str] = field(default_factory=dict)  # definitions written (kind -> name), at the unpad
     active: bool = False  # the unpad was rewritten: every site of `roles` must be
@@ -297,13 +299,23 @@ def _unpad(ctx: Context, site: Site, node: cst.Call, chain: Chain) -> cst.BaseEx
         _left(ctx, site, str(why))
         return node
     chain.active = True
-    padded = call_args.get(_keywords(site, node), "x").value  # type: ignore[union-attr]  # (planned: it is given)
+    given = _keywords(site, node)
+    padded = call_args.get(given, "x").value  # type: ignore[union-attr]  # (planned: both are given)
     statement = chain.statement
-    if isinstance(padded, cst.Name) and padded.value == chain.target:  # `x = unpad(x, ...)`: the line goes
+    same = isinstance(padded, cst.Name) and padded.value == chain.target
+    if chain.bind:  # the lengths as the unpad read them, in a name of their own
+        chain.length = ctx.fresh_name(site.scope, f"{chain.target}_length")
+        bound = cst.Assign([cst.AssignTarget(cst.Name(chain.length))],
+                           call_args.get(given, "length").value)  # type: ignore[union-attr]
+        if same:  # `x = unpad(x, length=...)` becomes `x_length = ...`
+            ctx.replace(statement, lambda updated: updated.with_changes(body=[bound]))
+        else:
+            ctx.insert_around(statement, after=[cst.SimpleStatementLine([bound])])
+    elif same and (chain.after is not None or not kept_comments.comments(statement)):
         moved = kept_comments.comments(statement)
-        ctx.replace(statement, lambda updated: cst.FlattenSentinel([]))
-        if moved and chain.after is not None:
-            ctx.replace(chain.after, lambda updated: kept_comments.above(updated, moved))
+        ctx.replace(statement, lambda updated: cst.FlattenSentinel([]))  # `x = unpad(x, ...)`: the line goes,
+        if moved:  # its comments above the next one
+            ctx.replace(chain.after, lambda updated: kept_comments.above(updated, moved))  # type: ignore[arg-type]
     site.finding = ctx.report(site, F.CONVERTED, "info",
                               f"{site.name} dropped: `{chain.target}` keeps the padded tensor, and the LoD layers "
                               f"after it ({len(chain.roles)}) take it with the lengths `{chain.length}`", True)
@@ -450,15 +462,13 @@ class _Planner:
         if not isinstance(target, cst.Name):
             raise _Left("its result is not bound to a name")
         length = _by_name(ctx, unpad).get("length")
-        if "x" not in _by_name(ctx, unpad):
-            raise _Left("no `x` is given")
-        if not isinstance(length, cst.Name):
-            raise _Left("`length` is not a name the layers after it can read again")
-        self._length_fixed(stmt, length.value)
+        if "x" not in _by_name(ctx, unpad) or length is None:
+            raise _Left("no `x` or `length` is given")
+        fixed = isinstance(length, cst.Name) and self._length_fixed(stmt, length.value)
         self._no_hidden_reads()
         if target.value in self.nested:
             raise _Left(f"`{target.value}` is read by a nested function or lambda")
-        chain = self.chain_ = Chain(unpad, stmt, target.value, length.value)
+        chain = self.chain_ = Chain(unpad, stmt, target.value, length.value if fixed else "", not fixed)  # type: ignore
         state: Dict[str, str] = {target.value: "lod"}
         for depth in range(len(path) - 1, -1, -1):
             block, index, owner = path[depth]
@@ -471,18 +481,25 @@ class _Planner:
         chain.after = block[index + 1] if index + 1 < len(block) else None
         return chain
 
-    def _length_fixed(self, unpad_stmt: cst.CSTNode, length: str) -> None:
+    def _length_fixed(self, unpad_stmt: cst.CSTNode, length: str) -> bool:
+        """Whether the lengths are the function's own name (a parameter, or bound before the unpad), bound
+        nowhere after it: every layer of the chain may read it (else the unpad binds a fresh name to it)."""
+        params = self.fn.params
+        own = length in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         seen = False
         for node in descendants(self.fn.body):
             if node is unpad_stmt:
+                if not own:
+                    return False
                 seen = True
+            elif not seen and isinstance(node, (cst.BaseSmallStatement, cst.For, cst.With)) and length in _binds(node):
+                own = True
             elif isinstance(node, (cst.Global, cst.Nonlocal)) and length in {n.name.value for n in node.names}:
-                raise _Left(f"`{length}` is global here")
-            elif seen and isinstance(node, cst.BaseSmallStatement) and length in _binds(node):
-                raise _Left(f"`{length}`, the lengths, is bound again after the unpad")
-            elif seen and isinstance(node, (cst.For, cst.With, cst.FunctionDef, cst.ClassDef, cst.NamedExpr)) \
-                    and length in _binds(node):
-                raise _Left(f"`{length}`, the lengths, is bound again after the unpad")
+                return False
+            elif seen and isinstance(node, (cst.BaseSmallStatement, cst.For, cst.With, cst.FunctionDef, cst.ClassDef,
+                                            cst.NamedExpr)) and length in _binds(node):
+                return False
+        return True
 
     def _no_hidden_reads(self) -> None:
         """Nested functions and lambdas read names when called, where the plan does not follow them; the
@@ -562,8 +579,8 @@ class _Planner:
                 lod_targets = names
             self.chain_.roles[id(call)] = (role, detail)
         targets = sorted(_binds(small))
-        if self.chain_.length in targets:
-            raise _Left(f"`{self.chain_.length}`, the lengths, is bound again after the unpad")
+        if self.chain_.length in targets:  # (a fixed length is bound nowhere after the unpad)
+            raise AssertionError(f"`{self.chain_.length}` bound again")
         state = _without(state, set(targets))
         state.update({name: "lod" for name in lod_targets})
         if set(lod_targets) & self.nested:
