@@ -45,6 +45,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from api_mapping.namespaces import ACTIVATIONS
 from refactors import call_args, kept_comments
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, short_name
@@ -57,7 +58,7 @@ LSTM, GRU = "paddle.fluid.layers.dynamic_lstm", "paddle.fluid.layers.dynamic_gru
 CONV, CONV_POOL = "paddle.fluid.layers.sequence_conv", "paddle.fluid.nets.sequence_conv_pool"
 POOLS = {"paddle.fluid.layers.sequence_pool": None, "paddle.fluid.layers.sequence_last_step": "'last'",
          "paddle.fluid.layers.sequence_first_step": "'first'"}
-# The activations 1.8's sequence_conv (and fc) may name that the written function applies as 1.8's op did.
+# The activations of sequence_conv the written function applies as 1.8's op did.
 _ACTS = (None, "tanh", "sigmoid", "relu", "softmax")
 _LAYERS = (FC, CONCAT, LSTM, GRU, CONV, CONV_POOL, *POOLS)
 _PLANS = "padded sequence plans"  # memo: id(unpad call) -> Chain, or the reason it is left
@@ -194,8 +195,9 @@ def {name}(input, length, pool_type, is_test=False, pad_value=0.0):
         out = {paddle}.max({paddle}.where(mask, input, {paddle}.full_like(input, float("-inf"))), axis=1)
     elif kind in ("sum", "average", "sqrt"):
         out = {paddle}.sum({paddle}.where(mask, input, {paddle}.zeros_like(input)), axis=1)
-        if kind != "sum":
-            out = out / (count if kind == "average" else {paddle}.sqrt(count))
+        if kind != "sum":  # (an empty sequence's 0 / 0 kept out of the gradient: pad_value replaces it)
+            safe = {paddle}.maximum(count, {paddle}.ones_like(count))
+            out = out / (safe if kind == "average" else {paddle}.sqrt(safe))
     elif kind in ("last", "first"):  # the one step picked (none in an empty sequence)
         at = length - 1 if kind == "last" else {paddle}.zeros_like(length)
         steps = {paddle}.arange({paddle}.shape(input)[1], dtype=length.dtype)
@@ -450,6 +452,7 @@ class _Planner:
         self.ctx = ctx
         self.fn = fn
         self.nested: Set[str] = set()  # names nested functions and lambdas read
+        self.calls: List[cst.Call] = []  # the layers of the chain
 
     def chain(self, path: tuple, stmt: cst.SimpleStatementLine, unpad: cst.Call) -> Chain:
         ctx = self.ctx
@@ -477,6 +480,8 @@ class _Planner:
             state = self._block(block[index + 1:], state)
         if not chain.roles:
             raise _Left("no layer reads its LoD value")
+        if any(ctx.in_dygraph_guard(call) for call in self.calls):
+            raise _Left("a layer after it is in a dygraph block, where 1.8 ran no LoD layers")
         block, index, _ = path[-1]
         chain.after = block[index + 1] if index + 1 < len(block) else None
         return chain
@@ -578,6 +583,7 @@ class _Planner:
                                 f"{'two names' if role == 'lstm' else 'a name'}")
                 lod_targets = names
             self.chain_.roles[id(call)] = (role, detail)
+            self.calls.append(call)
         targets = sorted(_binds(small))
         if self.chain_.length in targets:  # (a fixed length is bound nowhere after the unpad)
             raise AssertionError(f"`{self.chain_.length}` bound again")
@@ -604,10 +610,13 @@ class _Planner:
         """(role, what its rewrite needs, whether its result is a LoD value)."""
         if api == FC:
             flatten = self._literal(args.get("num_flatten_dims"), 1)
+            if not isinstance(flatten, int) or isinstance(flatten, bool) or flatten < 1:
+                raise _Left("an fc of the chain has a num_flatten_dims that is not a literal")
             act = self._literal(args.get("act"), None)
-            if not isinstance(flatten, int) or flatten < 1 or act not in _ACTS:
-                raise _Left("an fc of the chain has a num_flatten_dims or act that is not a literal the padded "
-                            "form is sure of")
+            entry = self.ctx.table.lookup(ACTIVATIONS + act) if isinstance(act, str) else None
+            if act is not None and act is not _Unknown and (entry is None or entry.update_to is None or
+                                                           entry.transformer is not None):
+                raise _Left(f"an fc of the chain has act={act!r}, which the upgrade does not apply")
             return "fc", flatten + 1, True
         if api == CONCAT:
             axis = self._literal(args.get("axis"), 0)
