@@ -388,9 +388,6 @@ def _integer(value: int) -> cst.BaseExpression:
 
 
 # -- the plan ----------------------------------------------------------------------------------------------
-_BLOCKS = (cst.If, cst.With)  # blocks an unpad may sit in: run once, on one path
-
-
 _Path = Tuple[Tuple[Sequence[cst.BaseStatement], int, cst.CSTNode], ...]
 
 
