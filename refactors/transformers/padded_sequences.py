@@ -467,7 +467,7 @@ class _Planner:
         fixed = isinstance(length, cst.Name) and self._length_fixed(stmt, length.value)
         self._no_hidden_reads()
         if target.value in self.nested:
-            raise _Left(f"`{target.value}` is read by a nested function or lambda")
+            raise _Left(f"`{target.value}` is read by a nested function or lambda, or declared global")
         chain = self.chain_ = Chain(unpad, stmt, target.value, length.value if fixed else "", not fixed)  # type: ignore
         state: Dict[str, str] = {target.value: "lod"}
         for depth in range(len(path) - 1, -1, -1):
@@ -512,6 +512,9 @@ class _Planner:
         self.nested = {n.value for node in descendants(self.fn.body)
                        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not self.fn
                        for n in descendants(node) if isinstance(n, cst.Name)}
+        # a name declared global or nonlocal is read where the plan does not look, as the nested ones
+        self.nested |= {n.name.value for node in descendants(self.fn.body)
+                        if isinstance(node, (cst.Global, cst.Nonlocal)) for n in node.names}
 
     # statements ---------------------------------------------------------------------------------------------
     def _block(self, stmts: Sequence[cst.BaseStatement], state: Dict[str, str]) -> Dict[str, str]:
@@ -587,7 +590,7 @@ class _Planner:
         state = _without(state, set(targets))
         state.update({name: "lod" for name in lod_targets})
         if set(lod_targets) & self.nested:
-            raise _Left(f"`{lod_targets[0]}` is read by a nested function or lambda")
+            raise _Left(f"`{lod_targets[0]}` is read by a nested function or lambda, or declared global")
         return state
 
     def _inputs(self, api: str, args: Dict[str, cst.BaseExpression], state: Dict[str, str],
