@@ -91,7 +91,7 @@ def {name}(input, length, size, h_0=None, c_0=None, param_attr=None, bias_attr=N
     """fluid.layers.dynamic_lstm of Paddle 1.8 on the padded [batch, steps, 4 * hidden] input of
     sequence_unpad and its lengths (paddle-upgrade): (hidden, cell), [batch, steps, hidden] each, meaningful
     within each length. 1.8's gate order (candidate, input, forget, output), peepholes after the bias,
-    is_reverse within each sequence."""
+    is_reverse within each sequence; no gradient flows back through the cell output, as in 1.8."""
     d = size // 4
     prefix = name or {paddle}.utils.unique_name.generate("lstm")
     acts = {{"sigmoid": {paddle}.nn.functional.sigmoid, "tanh": {paddle}.tanh, "relu": {paddle}.nn.functional.relu,
@@ -117,7 +117,9 @@ def {name}(input, length, size, h_0=None, c_0=None, param_attr=None, bias_attr=N
     states = (zeros if h_0 is None else h_0, zeros if c_0 is None else c_0)
     rnn = {paddle}.nn.RNN(Step(), is_reverse=is_reverse)
     out, _ = rnn(input, states, sequence_length={paddle}.reshape(length, [-1]))
-    return out[:, :, :d], out[:, :, d:]
+    cell = out[:, :, d:]
+    cell.stop_gradient = True  # 1.8.5's lstm_grad reads no gradient of its Cell output (checked)
+    return out[:, :, :d], cell
 '''
 
 GRU_TEMPLATE = '''\
@@ -162,7 +164,8 @@ def {name}(input, length, num_filters, filter_size=3, filter_stride=1, padding=T
         padding_start=None, bias_attr=None, param_attr=None, act=None, name=None):
     """fluid.layers.sequence_conv of Paddle 1.8 on the padded [batch, steps, size] input of sequence_unpad and
     its lengths (paddle-upgrade): [batch, steps, num_filters], meaningful within each length. Each sequence
-    is padded with zeros at its own ends (1.8 ignored `padding`)."""
+    is padded with zeros at its own ends (1.8 ignored `padding`); each window holds its step
+    (-filter_size < padding_start <= 0)."""
     if filter_stride != 1:
         raise ValueError("sequence_conv: Paddle 1.8 supported filter_stride=1 only")
     prefix = name or {paddle}.utils.unique_name.generate("sequence_conv")
@@ -171,11 +174,8 @@ def {name}(input, length, num_filters, filter_size=3, filter_stride=1, padding=T
                                             attr={param_attr}(param_attr, prefix, ".w"))
     start = -(filter_size // 2) if padding_start is None else padding_start
     x = {paddle}.where({mask}(input, length), input, {paddle}.zeros_like(input))
-    before, after = max(0, -start), max(0, start + filter_size - 1)
     kernel = {paddle}.transpose({paddle}.reshape(weight, [filter_size, d, num_filters]), [2, 1, 0])
-    out = {paddle}.nn.functional.conv1d(x, kernel, padding=[before, after], data_format="NLC")
-    if start > 0 or after > start + filter_size - 1:  # a window past the sequence's start or end
-        out = {paddle}.slice(out, [1], [max(0, start)], [max(0, start) + {paddle}.shape(input)[1]])
+    out = {paddle}.nn.functional.conv1d(x, kernel, padding=[-start, start + filter_size - 1], data_format="NLC")
     if bias_attr is not False:
         out = out + {paddle}.static.create_parameter([num_filters], input.dtype,
                                                    attr={param_attr}(bias_attr, prefix, ".b"), is_bias=True)
@@ -628,7 +628,15 @@ class _Planner:
             stride = self._literal(args.get("filter_stride"), 1)
             if act not in _ACTS or stride != 1:
                 raise _Left(f"`{self._code(call.func)}` has an act or filter_stride the padded form is not sure of")
+            start, size = self._literal(args.get("padding_start"), None), self._literal(args.get("filter_size"), 3)
+            if start is not None and not (isinstance(start, int) and isinstance(size, int) and -size < start <= 0):
+                raise _Left(f"`{self._code(call.func)}` has a padding_start that may put a window past its step, "
+                            f"where 1.8.5's gradient is not that of its output (checked)")
             return ("conv", None, True) if api == CONV else ("conv_pool", None, False)
+        if any(self._literal(args.get(state), None) is not None for state in ("h_0", "c_0")):
+            raise _Left(f"`{self._code(call.func)}` starts from h_0, where 1.8.5's gradient is not that of its "
+                        f"output (dynamic_gru always, dynamic_lstm once a sequence is empty; checked against "
+                        f"finite differences), which the padded form would not reproduce")
         if api in (LSTM, GRU):
             return ("lstm" if api == LSTM else "gru"), None, True
         return "pool", POOLS[api], False
