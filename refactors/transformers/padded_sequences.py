@@ -20,20 +20,22 @@ tensor and the lengths:
     lstm_h, c = padded_dynamic_lstm(input=fc0, length=seq_len, size=hid_dim * 4, is_reverse=False)
     lstm_max = padded_sequence_pool(input=lstm_h, length=seq_len, pool_type='max')
 
-1.8.5's rules (checked: fixtures/legacy/padded_lstm_static, padded_gru_static, padded_conv_pool_static): the
-LSTM's gates in the order candidate, input, forget, output, peepholes after the bias (`[1, 7 * hidden]`); the
-GRU's `[hidden, 3 * hidden]` weight read as a `[hidden, 2 * hidden]` then a `[hidden, hidden]` block,
-`origin_mode`; `is_reverse` within each sequence; `sequence_conv` padding each sequence with zeros at its own
-ends (the padded steps of the input are not zero: the padding id has an embedding); each pool over the steps
-of its sequence only, an empty one giving `pad_value`. Parameters are made with 1.8's shapes, attributes,
-initializers and names (`lstm_N.w_0`, `gru_N.b_0`, `sequence_conv_N.w_0`), so a 1.8 checkpoint loads. The
-functions build static programs (as the 1.8 layers did) on the legacy IR the upgraded file selects.
+1.8.5's rules (checked: fixtures/legacy/padded_{lstm,gru,conv_pool,options}_static, api_mapping/SEMANTICS.md
+55): the LSTM's gates in the order candidate, input, forget, output, peepholes after the bias (`[1, 7 * hidden]`),
+no gradient back through its cell output; the GRU's `[hidden, 3 * hidden]` weight read as a `[hidden, 2 *
+hidden]` then a `[hidden, hidden]` block, `origin_mode`; `is_reverse` within each sequence; `sequence_conv`
+padding each sequence with zeros at its own ends (the padded steps of the input are not zero: the padding id
+has an embedding); each pool over the steps of its sequence only, an empty one giving `pad_value`. Parameters
+are made with 1.8's shapes, attributes, initializers and names (`lstm_N.w_0`, `gru_N.b_0`,
+`sequence_conv_N.w_0`), so a 1.8 checkpoint loads. The functions build static programs (as the 1.8 layers did)
+on the legacy IR the upgraded file selects.
 
 The plan is made before the pass, for each `y = sequence_unpad(x, length=n)` in a function: it follows the
 names holding LoD values through the statements after it (branches and loops too, a name LoD on one path
 only being read nowhere), and gives up, leaving everything as today with the reason on the unpad, when a LoD
 value is read by anything else (returned, stored, passed to a function or an operator not above, read in a
-nested function), or the unpad is in a loop, a `try`, a dygraph block or at module level. Lengths that are
+nested function), the unpad is in a loop, a `try`, a dygraph block or at module level, or a layer is given
+what 1.8.5 computed wrong gradients for (`h_0`, a `padding_start` past the step). Lengths that are
 not a name of the function bound nowhere after the unpad (`self.seq_len`, `inputs[2]`) are bound to a fresh
 name where the unpad read them (`emb = unpad(emb, length=self.seq_len)` becomes `emb_length = self.seq_len`).
 """
