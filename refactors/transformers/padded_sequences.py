@@ -21,7 +21,7 @@ tensor and the lengths:
     lstm_max = padded_sequence_pool(input=lstm_h, length=seq_len, pool_type='max')
 
 1.8.5's rules (checked: fixtures/legacy/padded_{lstm,gru,conv_pool,options}_static, api_mapping/SEMANTICS.md
-55): the LSTM's gates in the order candidate, input, forget, output, peepholes after the bias (`[1, 7 * hidden]`),
+56): the LSTM's gates in the order candidate, input, forget, output, peepholes after the bias (`[1, 7 * hidden]`),
 no gradient back through its cell output; the GRU's `[hidden, 3 * hidden]` weight read as a `[hidden, 2 *
 hidden]` then a `[hidden, hidden]` block, `origin_mode`; `is_reverse` within each sequence; `sequence_conv`
 padding each sequence with zeros at its own ends (the padded steps of the input are not zero: the padding id
