@@ -50,16 +50,18 @@ import libcst as cst
 from api_mapping.namespaces import ACTIVATIONS
 from refactors import call_args, kept_comments
 from refactors import findings as F
-from refactors.engine import Context, NeedsReview, Site, short_name
+from refactors.engine import LEGACY_ROOT, Context, NeedsReview, Site, short_name
 from refactors.scopes import descendants
 from refactors.transformers import emit, module_definitions
 
-UNPAD = "paddle.fluid.layers.sequence_unpad"
-FC, CONCAT = "paddle.fluid.layers.fc", "paddle.fluid.layers.concat"
-LSTM, GRU = "paddle.fluid.layers.dynamic_lstm", "paddle.fluid.layers.dynamic_gru"
-CONV, CONV_POOL = "paddle.fluid.layers.sequence_conv", "paddle.fluid.nets.sequence_conv_pool"
-POOLS = {"paddle.fluid.layers.sequence_pool": None, "paddle.fluid.layers.sequence_last_step": "'last'",
-         "paddle.fluid.layers.sequence_first_step": "'first'"}
+# The 1.8 APIs of a chain, by their table names (composed: what this module emits is 2.x only)
+_LAYERS, _NETS = LEGACY_ROOT + ".layers.", LEGACY_ROOT + ".nets."
+UNPAD = _LAYERS + "sequence_unpad"
+FC, CONCAT = _LAYERS + "fc", _LAYERS + "concat"
+LSTM, GRU = _LAYERS + "dynamic_lstm", _LAYERS + "dynamic_gru"
+CONV, CONV_POOL = _LAYERS + "sequence_conv", _NETS + "sequence_conv_pool"
+POOLS = {_LAYERS + "sequence_pool": None, _LAYERS + "sequence_last_step": "'last'",
+         _LAYERS + "sequence_first_step": "'first'"}
 # The activations of sequence_conv the written function applies as 1.8's op did.
 _ACTS = (None, "tanh", "sigmoid", "relu", "softmax")
 _LAYERS = (FC, CONCAT, LSTM, GRU, CONV, CONV_POOL, *POOLS)
