@@ -318,10 +318,12 @@ def _unpad(ctx: Context, site: Site, node: cst.Call, chain: Chain) -> cst.BaseEx
         else:
             ctx.insert_around(statement, after=[cst.SimpleStatementLine([bound])])
     elif same and (chain.after is not None or not kept_comments.comments(statement)):
-        moved = kept_comments.comments(statement)
         ctx.replace(statement, lambda updated: cst.FlattenSentinel([]))  # `x = unpad(x, ...)`: the line goes,
-        if moved:  # its comments above the next one
-            ctx.replace(chain.after, lambda updated: kept_comments.above(updated, moved))  # type: ignore[arg-type]
+        if chain.after is not None:  # the blank and comment lines above it, and its comments, above the next one
+            lines = statement.leading_lines
+            moved = kept_comments.comments(statement.with_changes(leading_lines=()))
+            ctx.replace(chain.after, lambda updated: kept_comments.above(
+                updated.with_changes(leading_lines=(*lines, *updated.leading_lines)), moved))  # type: ignore
     site.finding = ctx.report(site, F.CONVERTED, "info",
                               f"{site.name} dropped: `{chain.target}` keeps the padded tensor, and the LoD layers "
                               f"after it ({len(chain.roles)}) take it with the lengths `{chain.length}`", True)
