@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from refactors import findings as F
-from refactors import called_through, methods
+from refactors import called_through, methods, queue_size
 from refactors.engine import Context, Site
 from refactors.transformers import loader_callers
 from refactors.warning_evidence import report_warning
@@ -52,8 +52,10 @@ def _mark_static(ctx: Context, site: Site) -> None:
 def prepare(ctx: Context) -> None:
     """Before the pass: the uses of changed methods and attributes of the objects 1.8 APIs make, the
     setters of loaders that functions of other modules return (refactors.loader_across), and the calls
-    made through a function's names for references to functions whose arguments change."""
+    made through a function's names for references to functions whose arguments change; where the module's
+    `loader.queue.size()` calls are (refactors.queue_size: their findings)."""
     methods.plan(ctx)
+    queue_size.track(ctx)
     loader_callers.plan(ctx)
     called_through.plan(ctx)
 

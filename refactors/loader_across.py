@@ -29,7 +29,8 @@ upgraded is read in its 2.x form, which the same plan accepts). It holds when
   returned to code in sight that does so; no `start()`, no second setter, no truth test) or, built with
   `iterable=False`, only by 1.8's reading loops (`start()`, `while True:` running the program until
   EOFException, `reset()`), in its scope or in plain functions of its module it is passed to
-  (loader_reads: what reading_loop rewrites, no `queue`, no `start()` apart from such a loop), with a
+  (loader_reads: what reading_loop rewrites, no `start()` apart from such a loop, no `queue` but a logged
+  `queue.size()`, which becomes 0: refactors.queue_size), with a
   paddle import (the upgrade of a module without one is a no-op); in a static graph the sample setters
   are left (1.8 converted each sample to its feed variable's dtype, which the caller cannot see), as is a
   mode the modules do not tell: a static loader only where none of the modules mentions dygraph mode;
@@ -48,7 +49,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from refactors import loader_reads, loader_receivers
+from refactors import loader_reads, loader_receivers, queue_size
 from refactors.cpython import NESTED, bindings, own_nodes
 from refactors.tree_index import TreeIndex, above_packages, dotted_name, file_stat
 
@@ -707,11 +708,13 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
     if stores != (2 if kind == "2.x" else 1):
         raise Left(f"{where}`{loader}` is bound more than once")
     end = setter.end_lineno or setter.lineno
+    logged = queue_size.attributes(scope, loader) if by_loops else set()  # (loader_reads counts them)
     for n in own_nodes(scope):
         if isinstance(n, ast.Name) and n.id == loader and n.lineno < assign.lineno:
             raise Left(f"{where}`{loader}` is used before the call")
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == loader and \
-                not (setter.lineno <= n.lineno <= end) and not (by_loops and n.attr in loader_reads.READ):
+                not (setter.lineno <= n.lineno <= end) and not (by_loops and n.attr in loader_reads.READ) and \
+                id(n) not in logged:
             raise Left(f"{where}`{loader}.{n.attr}` is used, which paddle.io.DataLoader does not have")
     return loader, setter if by_loops else None
 

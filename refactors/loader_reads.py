@@ -24,7 +24,8 @@ statement between `start()` and the loop names no loader, runs no program and do
             break
 
 The run is the loop body's one `.run(...)` call, given no feed and at most the program by position;
-the loop body leaves it by no `break`, `continue`, `return` or `yield`. Where the loader is passed on, the
+the loop body leaves it by no `break`, `continue`, `return` or `yield`. A `loader.queue.size()` whose value is
+used (logged) in the scope's own code is a use served too: the rewrite makes it 0 (refactors.queue_size). Where the loader is passed on, the
 function is a plain `def` of the module, bound once, every call of it passing a loader of the plan for that
 parameter (`planned`), no other module of the tree naming it, and the parameter is used only by such loops.
 """
@@ -34,6 +35,7 @@ import ast
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from api_mapping.namespaces import EOF_EXCEPTIONS
+from refactors import queue_size
 from refactors.cpython import NESTED, bindings, own_nodes
 
 READ = ("start", "reset")  # what a reading loop calls on the loader
@@ -91,7 +93,7 @@ def in_scope(scope: ast.AST, loader: str, setter: ast.stmt, module: ast.Module,
                 raise Unread(f"`{function.name}` is given loaders for two of its parameters")
             count += 1
     names = sum(isinstance(n, ast.Name) and n.id == loader for n in own_nodes(scope))
-    if names != 2 + loops + count:
+    if names != 2 + loops + count + len(queue_size.names(scope, loader)):
         raise Unread(f"`{loader}` is used other than by its reading loops and the functions of its module it is "
                      f"passed to, which may start it out of sight")
     return passed
@@ -103,7 +105,8 @@ def in_function(function: ast.FunctionDef, param: str, module: ast.Module, resol
                                              for n in ast.walk(function)):
         raise Unread(f"`{param}` is rebound in `{function.name}`")
     loops = _loops(function, param, function.lineno, module, resolve)
-    if sum(isinstance(n, ast.Name) and n.id == param for n in ast.walk(function)) != loops:
+    if sum(isinstance(n, ast.Name) and n.id == param for n in ast.walk(function)) != \
+            loops + len(queue_size.names(function, param)):
         raise Unread(f"`{function.name}` uses `{param}` other than in the loops that read it")
 
 

@@ -66,7 +66,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from api_mapping.modes import LEGACY_STATIC_ON, STATIC_ON
-from refactors import call_args, kept_comments, loader_across, loader_receivers
+from refactors import call_args, kept_comments, loader_across, loader_receivers, queue_size
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, bound_once, names_in, statements
@@ -268,7 +268,9 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     method = setter.func.attr.value  # type: ignore[attr-defined]
     kind = setters[method][0]
     loops = [] if iterable else reading_loop.reading_loops(ctx, site, loader, setter_statement)
-    other = _other_uses(ctx, site, loader, {id(setter.func)}.union(*(found.uses for found in loops)))
+    sizes = [] if iterable else queue_size.calls(ctx, site.scope.node, loader)  # (become 0 with the loops)
+    other = _other_uses(ctx, site, loader, {id(setter.func)}.union(*(found.uses for found in loops),
+                                                                   queue_size.attribute_ids(sizes)))
     if other is not None:
         raise NeedsReview(f"`{other}` is used elsewhere, which paddle.io.DataLoader does not have")
     kept: Dict[str, cst.BaseExpression] = {}
@@ -319,13 +321,16 @@ def rewrite_loader(ctx: Context, site: Site, statement: cst.SimpleStatementLine,
                    loops: Sequence[reading_loop.ReadingLoop], feeds: Optional[str] = None) -> cst.BaseExpression:
     """The `from_generator` statement goes (its comments move to the new one), the setter's becomes
     `loader = paddle.io.DataLoader(...)`, built from what the pass made of both (`feeder` stacks the
-    samples of a static-graph loader); the `loops` that read a non-iterable one iterate it. With `feeds`,
+    samples of a static-graph loader); the `loops` that read a non-iterable one iterate it, and its
+    `queue.size()` calls become 0 (refactors.queue_size). With `feeds`,
     the `from_generator` statement becomes `feeds = <its feed_list>` instead, which the loader and its
     feeder read (a feed list that calls something is evaluated once, where 1.8 evaluated it)."""
     method, setters = setter_kind
     kind = setters[method][0]
     dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
     reading_loop.rewrite(ctx, site, loader, loops)
+    if loops:  # (a loader the program reads: its checks took these calls)
+        queue_size.rewrite(ctx, site, site.scope.node, loader)
     moved: List[str] = []
 
     def remove(updated: cst.CSTNode):
@@ -690,7 +695,8 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
         try:
             found = apart_loader.plan(scope, caller, lambda stmt, c=caller: setter_call(stmt, c, setters),
                                       lambda assign, c=call: assign.value is c,
-                                      loader_readers.read_uses(scope, caller) if readers is not None else frozenset())
+                                      loader_readers.read_uses(scope, caller) | loader_readers.sizes(ctx, scope, caller)
+                                      if readers is not None else frozenset())
         except NeedsReview as reason:
             raise NeedsReview(f"where `{function.name.value}` is called, {reason}") from None
         if found is None:

@@ -17,8 +17,9 @@ may stand in the loop; checked on 1.8.5 and 3.3.1: fixtures/legacy/returned_read
 That holds only where every read is in sight: in a caller, besides its setter, the loader is started only
 by reading loops and otherwise only passed, as an argument, to plain functions of the module; in such a
 function the parameter is read only by reading loops, and every call of the function (none in another
-module of the tree) passes it a loader of the same plan. Anything else (`loader.queue.size()`, which 2.x
-has no counterpart of, a `reset()` apart from a loop, passing it elsewhere) leaves the loader, named.
+module of the tree) passes it a loader of the same plan; a `loader.queue.size()` there, whose value 1.8 logged,
+becomes 0 (refactors.queue_size: 2.x shows no queue). Anything else (another use of `queue`, a `reset()` apart
+from a loop, passing it elsewhere) leaves the loader, named.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from typing import Dict, FrozenSet, List, Sequence, Set, Tuple
 
 import libcst as cst
 
+from refactors import queue_size
 from refactors.engine import Context, NeedsReview, Site
 from refactors.scopes import Scope, descendants
 from refactors.transformers import callers, reading_loop
@@ -50,6 +52,12 @@ def read_uses(scope: Scope, loader: str) -> FrozenSet[int]:
                      isinstance(n.value, cst.Name) and n.value.value == loader and n.attr.value in _READ)
 
 
+def sizes(ctx: Context, scope: Scope, loader: str) -> FrozenSet[int]:
+    """The ids of the `loader.queue` attributes of the scope's `loader.queue.size()` calls (refactors.queue_size),
+    which the rewrite makes 0."""
+    return frozenset(queue_size.attribute_ids(queue_size.calls(ctx, scope.node, loader)))
+
+
 def add_caller(ctx: Context, site: Site, readers: Readers, scope: Scope, loader: str,
                setters: Sequence[Tuple[cst.BaseStatement, cst.Call]]) -> None:
     """The reads of `loader` in a caller's scope (bound once to what the function returns, given its source
@@ -68,7 +76,7 @@ def add_caller(ctx: Context, site: Site, readers: Readers, scope: Scope, loader:
                     _passed_to(ctx, scope, node, arg, loader, readers)
                     passed += 1
     names = sum(isinstance(n, cst.Name) and n.value == loader for n in reading_loop.own_nodes(scope.node))
-    if names != 1 + len(setters) + len(uses) + passed:
+    if names != 1 + len(setters) + len(uses) + passed + len(sizes(ctx, scope, loader)):
         raise NeedsReview(f"`{loader}` is used other than by its reading loops and the functions it is passed to, "
                           f"which may start it out of sight")
 
@@ -116,7 +124,8 @@ def check_passed(ctx: Context, site: Site, readers: Readers) -> None:
         uses = read_uses(scope, param)
         loops = reading_loop.reading_loops(ctx, here, param, function)
         _all_in_loops(param, uses, loops)
-        if sum(isinstance(n, cst.Name) and n.value == param for n in descendants(function)) != 1 + len(uses):
+        if sum(isinstance(n, cst.Name) and n.value == param for n in descendants(function)) != \
+                1 + len(uses) + len(sizes(ctx, scope, param)):
             raise NeedsReview(f"`{function.name.value}` uses `{param}` other than in the loops that read it")
         readers.loops.append((here, param, loops))
     for _, _, loops in readers.loops:
@@ -126,7 +135,9 @@ def check_passed(ctx: Context, site: Site, readers: Readers) -> None:
 
 
 def rewrite(ctx: Context, readers: Readers) -> None:
-    """Each reading loop becomes `for batch in loader:` over its `try` body, its run fed the batch."""
+    """Each reading loop becomes `for batch in loader:` over its `try` body, its run fed the batch; each
+    `loader.queue.size()` of the scopes, 0."""
     for here, loader, loops in readers.loops:
         if loops:
             reading_loop.rewrite(ctx, here, loader, loops)
+        queue_size.rewrite(ctx, here, here.scope.node, loader)

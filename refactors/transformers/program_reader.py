@@ -42,7 +42,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from refactors import call_args, kept_comments
+from refactors import call_args, kept_comments, queue_size
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, names_in
@@ -123,7 +123,7 @@ def _convert(ctx: Context, site: Site, node: cst.Call, statement: cst.SimpleStat
     if changed is not None:
         raise NeedsReview(f"`{changed}` may change between the read_file and the reader's data source")
     loops = reading_loop.reading_loops(ctx, site, reader, setter_statement)
-    _only_uses(site, reader, 3 + 2 * len(loops))
+    _only_uses(site, reader, 3 + 2 * len(loops) + len(queue_size.calls(ctx, site.scope.node, reader)))
     generator_loader.setter_args(setter, SETTERS)  # (NeedsReview on arguments 1.8 did not take)
     feeder = None
     if kind == "set_sample_list_generator":

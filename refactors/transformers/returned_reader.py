@@ -30,7 +30,8 @@ imported and named by no other module of the tree, the reader bound once and use
 the function's `return`s, every one of which gives it (alone, or as the same element of a tuple); every
 call of it in the module binds the reader to a name of its own (in the caller's block or the `with` blocks
 in it) that is used nowhere else, or whose first use after the call is one setter, then only `start()` and
-the reading loop reading_loop takes, in code the pass has not gone past (the caller after the function).
+the reading loop reading_loop takes (and `queue.size()`, logged, which becomes 0: refactors.queue_size), in code
+the pass has not gone past (the caller after the function).
 Otherwise its reason names the piece that is not.
 """
 from __future__ import annotations
@@ -41,6 +42,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from refactors import queue_size
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import bound_once, names_in, statements
 from refactors.scopes import Scope, descendants
@@ -115,9 +117,10 @@ def _caller(ctx: Context, site: Site, call: cst.Call, scope: Scope, index: Optio
     if setter is None:
         raise NeedsReview(f"`{name}` is not given its source by the next statement that uses it, in the block of "
                           f"the call")
+    sizes = queue_size.calls(ctx, scope.node, name)  # (logged: 0 in the 2.x form, refactors.queue_size)
     for node in reading_loop.own_nodes(scope.node):
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name and \
-                node.attr.value == "queue":
+                node.attr.value == "queue" and id(node) not in queue_size.attribute_ids(sizes):
             raise NeedsReview(f"`{name}.queue` is read, which paddle.io.DataLoader does not have")
         if isinstance(node, cst.Call) and any(isinstance(a.value, cst.Name) and a.value.value == name
                                               for a in node.args):
@@ -128,7 +131,7 @@ def _caller(ctx: Context, site: Site, call: cst.Call, scope: Scope, index: Optio
     taken = [first] + [s for loop in loops for s in (loop.start, loop.loop)]
     if any(id(s) in ctx.left for s in taken):
         raise NeedsReview("it comes before the function in the module, where the rewrite has gone past")
-    if _uses(ctx, scope, name) != 2 + 2 * len(loops):
+    if _uses(ctx, scope, name) != 2 + 2 * len(loops) + len(sizes):
         raise NeedsReview(f"`{name}` is used other than set and read by its reading loops (passed on, its queue "
                           f"read), which paddle.io.DataLoader would not serve as 1.8's reader")
     if setters[setter.func.attr.value][0] != "set_batch_generator":  # type: ignore[attr-defined]
@@ -160,6 +163,7 @@ def rewrite(ctx: Context, site: Site, found: Sequence[Caller], setters: generato
             continue
         generator_loader.make_at_setters(ctx, site, caller.name, [caller.setter], setters, static=True)
         reading_loop.rewrite(ctx, caller.site, caller.name, caller.loops)
+        queue_size.rewrite(ctx, caller.site, caller.site.scope.node, caller.name)
 
 
 def _after(block: Sequence[cst.BaseStatement], statement: cst.CSTNode) -> Optional[List[cst.BaseStatement]]:

@@ -13,7 +13,7 @@ from runtime_shim.adapters import adapter
 
 
 class LegacyPyReader:
-    """What 1.8's `py_reader` returned: the reader, with its `decorate_*`, `start()` and `reset()`."""
+    """What 1.8's `py_reader` returned: the reader, with its `decorate_*`, `start()`, `reset()` and `queue`."""
 
     def __init__(self, feed_list: List[Any], capacity: int, use_double_buffer: bool) -> None:
         from paddle.base.reader import DataLoader
@@ -43,6 +43,11 @@ class LegacyPyReader:
 
     def reset(self) -> None:
         self._loader.reset()
+
+    @property
+    def queue(self) -> Any:
+        """The loader's blocking queue, whose `size()` 1.8 code logs (api_mapping/SEMANTICS.md 57)."""
+        return self._loader.queue
 
 
 def _reader(feed_list: List[Any], capacity: int, use_double_buffer: bool) -> LegacyPyReader:
