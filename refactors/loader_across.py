@@ -445,7 +445,7 @@ def _read_by_loops(path: str, module: ast.Module, loops: Sequence[Tuple[ast.AST,
                 found = text_naming(other, name)
                 if found is not None:
                     reads[other] = found
-                    if not _own_function(parsed(other), name):
+                    if not _own_function(parsed(other), name) and importable(path, reads):
                         raise loader_reads.Unread(f"`{name}`, which reads the loader, is named in "
                                                   f"{_shown(other, builder)}, which may call it with another loader")
     except loader_reads.Unread as reason:
@@ -639,6 +639,33 @@ def named_elsewhere(index: TreeIndex, name: str,
             if not (own or _own_function)(parsed(path), name):
                 return True
     return False
+
+
+def importable(origin: str, reads: Dict[str, str]) -> bool:
+    """Whether another module of the tree may import the module at `origin`, and so call its functions: one says
+    its name as a word (`run_squad` of run_squad.py, the package's for an `__init__.py`; an import, a re-export
+    or a path given to `runpy` all spell it) or imports `__main__` (the script run). A script no module names
+    (BERT's run_squad.py) has its functions called by itself alone. Each module that says the name is recorded
+    in `reads` for the content cache."""
+    stem = os.path.splitext(os.path.basename(origin))[0]
+    if stem == "__init__":
+        stem = os.path.basename(os.path.dirname(os.path.abspath(origin)))
+    for path in modules(origin):
+        found = text_naming(path, stem)
+        if found is not None:
+            reads[path] = found
+            return True
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return True
+        if _MAIN_IMPORT.search(data):
+            return True
+    return False
+
+
+_MAIN_IMPORT = re.compile(rb"\bimport\s+__main__\b|\bfrom\s+__main__\s+import\b")
 
 
 def _own_function(module: Optional[ast.Module], name: str) -> bool:

@@ -13,7 +13,7 @@ statement between `start()` and the loop names no loader, runs no program and do
 
     loader.start()                           try:
     <statements apart from it>                   loader.start()        (or just before the `try`)
-    while True:                                  <statements apart from it>
+    while True:  (or a test, no loader)          <statements apart from it>
         try:                                     while True:
             ...                                      ...
             outputs = exe.run(...)                   outputs = exe.run(...)
@@ -27,7 +27,8 @@ The run is the loop body's one `.run(...)` call, given no feed and at most the p
 the loop body leaves it by no `break`, `continue`, `return` or `yield`. A `loader.queue.size()` whose value is
 used (logged) in the scope's own code is a use served too: the rewrite makes it 0 (refactors.queue_size). Where the loader is passed on, the
 function is a plain `def` of the module, bound once, every call of it passing a loader of the plan for that
-parameter (`planned`), no other module of the tree naming it, and the parameter is used only by such loops.
+parameter (`planned`), no other module of the tree that may import its module naming it (loader_across.importable),
+and the parameter is used only by such loops.
 """
 from __future__ import annotations
 
@@ -219,7 +220,8 @@ def _loop(scope: ast.AST, block: Sequence[ast.stmt], index: int, loader: str, mo
         rest.pop(0)
         between = True
     loop = rest[0] if rest else None
-    if not (_endless(loop) and len(loop.body) == 1 and isinstance(loop.body[0], ast.Try)):  # type: ignore[union-attr]
+    tested = _tested(loop, loader)
+    if not ((_endless(loop) or tested) and len(loop.body) == 1 and isinstance(loop.body[0], ast.Try)):  # type: ignore
         raise Unread(f"`{loader}.start()` is not followed by `while True:` around one `try`")
     attempt: ast.Try = loop.body[0]  # type: ignore[union-attr, assignment]
     if len(attempt.handlers) != 1 or attempt.orelse or attempt.finalbody:
@@ -228,7 +230,7 @@ def _loop(scope: ast.AST, block: Sequence[ast.stmt], index: int, loader: str, mo
     if not (len(handled) >= 2 and _method(handled[-2], loader, "reset") and isinstance(handled[-1], ast.Break) and
             alone(handled[-2]) and alone(handled[-1])) or any(_names(s, loader) or _leaves(s) for s in handled[:-2]):
         raise Unread(f"the EOFException handler does not end with `{loader}.reset()` then `break`")
-    _read_by_one_run(attempt.body, module, alone, between)
+    _read_by_one_run(attempt.body, module, alone, between or tested)
     return id(handled[-2].value.func)  # type: ignore[attr-defined]
 
 
@@ -308,6 +310,13 @@ def _endless(loop: Optional[ast.AST]) -> bool:
     """`while True:` without `else`."""
     return isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant) and loop.test.value is True and \
         not loop.orelse
+
+
+def _tested(loop: Optional[ast.AST], loader: str) -> bool:
+    """`while <test>:` without `else`, the test naming no loader (reading_loop's `_tested`)."""
+    return isinstance(loop, ast.While) and not loop.orelse and not _endless(loop) and \
+        not _names(loop.test, loader) and not any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr))
+                                                  for n in ast.walk(loop.test))
 
 
 def _apart(stmt: ast.stmt, loader: str) -> bool:

@@ -353,6 +353,15 @@ def test_a_loader_the_program_reads_is_left_where_a_read_is_not_a_reading_loop(l
     assert "GeneratorBatches" not in train and "loader.start()" in train
 
 
+def test_a_reading_function_named_by_a_module_that_cannot_import_its_own_keeps_the_plan(tmp_path: Path) -> None:
+    # another `evaluate` (metrics'), in a module that never says `train`: it cannot call train.py's
+    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": READ_CALLER.format(loop=LOOP.rstrip("\n"), body=EVALUATE),
+                      "other.py": "from metrics import evaluate\n\nprint(evaluate(1))\n"})
+    assert not [f.message for f in _upgrade(tmp_path / "model.py").findings if not f.fixed]
+    train = _upgrade(tmp_path / "train.py")
+    assert not [f.message for f in train.findings if not f.fixed] and ".start()" not in train.code
+
+
 @pytest.mark.parametrize("files, reason", [
     pytest.param({"other.py": "from train import evaluate\n"}, "`evaluate`, which reads the loader, is named in "
                  "other.py", id="reader-named-in-another-module"),
@@ -408,9 +417,10 @@ def test_a_loader_the_program_reads_is_made_where_its_reads_are_reading_loops(lo
 def _reading_loop(shape: str, ahead: str, run: str, between: str) -> str:
     """A 1.8 reading loop of `loader` (indented for a function body) of one of reading_loop's shapes or near them."""
     body = "".join(f"{line}\n" for line in (ahead, run) if line)
-    if shape == "while-try":
+    if shape in ("while-try", "while-tested"):
         inner = textwrap.indent(body, " " * 12)
-        return (f"    loader.start()\n{between}    while True:\n        try:\n{inner}"
+        test = "True" if shape == "while-try" else "len(steps) < 3"  # (BERT's `while steps < max_train_steps:`)
+        return (f"    loader.start()\n{between}    while {test}:\n        try:\n{inner}"
                 f"        except fluid.core.EOFException:\n            loader.reset()\n            break\n")
     inner = textwrap.indent(body, " " * 12)
     reset_in = "    finally:\n        loader.reset()\n" if shape == "try-finally" else ""
@@ -420,7 +430,7 @@ def _reading_loop(shape: str, ahead: str, run: str, between: str) -> str:
 
 
 @pytest.mark.parametrize("where", ["caller", "function"])
-@pytest.mark.parametrize("shape", ["while-try", "try-handler", "try-finally"])
+@pytest.mark.parametrize("shape", ["while-try", "while-tested", "try-handler", "try-finally"])
 @pytest.mark.parametrize("ahead", ["", "steps = 1", "steps.append(1)"])
 @pytest.mark.parametrize("run", ["out = exe.run(fetch_list=[])", "print(exe.run(fetch_list=[]))",
                                  "out = exe.run(fetch_list=[], feed={})"])

@@ -27,3 +27,16 @@ def test_a_module_that_may_call_the_reading_function_leaves_it(tmp_path: Path) -
                                            "    return evaluate(None, None, loader, [])\n"})
     assert "for batch_2 in test_loader:" not in code and "test_loader.start()" in code
     assert "`evaluate`, which reads the loader, is named in another module of the tree" in code
+
+
+def test_a_module_that_names_it_but_cannot_import_this_one_keeps_it(tmp_path: Path) -> None:
+    # `evaluate` of another library (BERT's run_squad.py and squad.py's 'predict'): no module says `train`
+    code = _upgrade(tmp_path, {"other.py": "from metrics import evaluate\n\n\ndef check(x):\n    return evaluate(x)\n"})
+    assert "for batch_2 in test_loader:" in code
+
+
+def test_a_module_that_names_it_and_may_import_this_one_leaves_it(tmp_path: Path) -> None:
+    for importer in ("import __main__\n", "import importlib\nm = importlib.import_module('train')\n",
+                     "from pkg import train as t\n"):
+        code = _upgrade(tmp_path, {"other.py": importer + "\n\ndef check(loader):\n    return evaluate(loader)\n"})
+        assert "test_loader.start()" in code and "may import this one" in code, importer

@@ -17,7 +17,7 @@ may stand in the loop; checked on 1.8.5 and 3.3.1: fixtures/legacy/returned_read
 That holds only where every read is in sight: in a caller, besides its setter, the loader is started only
 by reading loops and otherwise only passed, as an argument, to plain functions of the module; in such a
 function the parameter is read only by reading loops, and every call of the function (none in another
-module of the tree) passes it a loader of the same plan; a `loader.queue.size()` there, whose value 1.8 logged,
+module of the tree that may import this one: loader_across.importable) passes it a loader of the same plan; a `loader.queue.size()` there, whose value 1.8 logged,
 becomes 0 (refactors.queue_size: 2.x shows no queue). Anything else (another use of `queue`, a `reset()` apart
 from a loop, passing it elsewhere) leaves the loader, named.
 """
@@ -29,7 +29,7 @@ from typing import Dict, FrozenSet, List, Sequence, Set, Tuple
 
 import libcst as cst
 
-from refactors import queue_size
+from refactors import loader_across, queue_size
 from refactors.engine import Context, NeedsReview, Site
 from refactors.scopes import Scope, descendants
 from refactors.transformers import callers, reading_loop
@@ -115,9 +115,11 @@ def check_passed(ctx: Context, site: Site, readers: Readers) -> None:
             if not (isinstance(given, cst.Name) and (id(where.node), given.value) in readers.loaders):
                 raise NeedsReview(f"`{function.name.value}` is also called with a `{param}` that is not a loader the "
                                   f"rewrite makes, so its reading loop stays")
-        if callers.named_elsewhere(ctx, function.name.value):
+        index = ctx.other_modules
+        if callers.named_elsewhere(ctx, function.name.value) and \
+                loader_across.importable(index.origin, index.reads):  # type: ignore[union-attr]
             raise NeedsReview(f"`{function.name.value}`, which reads the loader, is named in another module of the "
-                              f"tree, which may call it with another loader")
+                              f"tree that may import this one, and may call it with another loader")
         if len(scope.bindings.get(param, ())) != 1 or param in scope.globals or param in scope.nonlocals:
             raise NeedsReview(f"`{param}` is rebound in `{function.name.value}`")
         here = dataclasses.replace(site, scope=scope)

@@ -20,7 +20,9 @@ reading_loop_ahead_static.py). Only this shape is taken, where it runs the same 
 exactly one program (the run that reads, with no feed of its own; any other run could read too), and
 neither `break`, `continue` nor `return` of the loop; the handler (catching EOFException alone, its name
 unused) ends with `reset()` then `break`; between `start()` and the loop only assignments of literals or
-attribute chains that do not read what they bind. 1.8 ran the statements before the run once more at the
+attribute chains that do not read what they bind. A loop with a test of its own (`while steps < max_steps:`,
+naming no loader) is taken too, read from `iter(loader)` as below, its test kept: 1.8 tested it before each
+run and, where it failed, left the loop without reading or resetting, as the `while` below does. 1.8 ran the statements before the run once more at the
 end of the data: where they are other than such assignments (`steps += 1`), or other statements stand
 between `start()` and the loop (that neither name the loader, nor run a program, nor leave), the run
 must be a statement of its own, and the loop stays a `while`, taking each batch where the run read it:
@@ -152,8 +154,9 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str,
                  between: bool) -> Tuple[Set[int], bool]:
     """The ids of `loader.reset` in the loop when it has a shape taken, and whether it is read from
     `iter(loader)` (`ahead`: statements before the run that ran once more at the end of the data, or
-    `between` start() and the loop); else NeedsReview."""
-    if not _endless(loop) or len(loop.body.body) != 1 or not isinstance(loop.body.body[0], cst.Try):
+    `between` start() and the loop, or a test of the loop's own); else NeedsReview."""
+    tested = _tested(loop, loader)
+    if not (_endless(loop) or tested) or len(loop.body.body) != 1 or not isinstance(loop.body.body[0], cst.Try):
         raise NeedsReview(f"`{loader}.start()` is not followed by `while True:` around one `try`")
     attempt = loop.body.body[0]
     if len(attempt.handlers) != 1 or attempt.orelse is not None or attempt.finalbody is not None:
@@ -166,13 +169,22 @@ def _reading_try(ctx: Context, site: Site, loop: cst.While, loader: str,
     extra = list(statements[:-2])
     if reset is None or not ends or any(loader in names_in(stmt) or _leaves_loop(stmt) for stmt in extra):
         raise NeedsReview(f"the EOFException handler does not end with `{loader}.reset()` then `break`")
-    return {id(reset)}, _read_by_one_run(ctx, site, attempt.body, between)
+    return {id(reset)}, _read_by_one_run(ctx, site, attempt.body, between or tested)
 
 
 def _endless(loop: cst.CSTNode) -> bool:
     """`while True:` without `else`."""
     return isinstance(loop, cst.While) and isinstance(loop.test, cst.Name) and loop.test.value == "True" and \
         loop.orelse is None
+
+
+def _tested(loop: cst.CSTNode, loader: str) -> bool:
+    """`while <test>:` without `else`, the test naming no loader (BERT's `while steps < max_train_steps:`): 1.8
+    evaluated it before each run, and left the loop without reading (nor resetting) where it failed; read from
+    `iter(loader)`, the loop keeps its test and takes each batch where the run read it, which does the same."""
+    return isinstance(loop, cst.While) and loop.orelse is None and not _endless(loop) and \
+        loader not in names_in(loop.test) and not any(isinstance(n, (cst.Yield, cst.Await, cst.NamedExpr))
+                                                      for n in descendants(loop.test))
 
 
 def _eof_handler(ctx: Context, site: Site, attempt: cst.Try) -> cst.ExceptHandler:
