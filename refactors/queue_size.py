@@ -29,7 +29,7 @@ from refactors.cpython import own_nodes
 if TYPE_CHECKING:  # (the engine imports the steps that import this module)
     from refactors.engine import Context, Site
 
-_WRITTEN = re.compile(r"\.\s*queue\s*\.\s*size\s*\(")  # (a cheap test of the text first)
+_WORDS = (re.compile(r"\bqueue\b"), re.compile(r"\bsize\b"))  # (a cheap test of the text first: both words)
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 SEMANTICS = "api_mapping/SEMANTICS.md 57"
 
@@ -80,11 +80,16 @@ def _is_size(node: cst.CSTNode, loader: str) -> bool:
 
 def calls(ctx: "Context", scope: cst.CSTNode, loader: str) -> List[cst.Call]:
     """The calls `loader.queue.size()` in the own code of `scope` whose value is used (`size_calls`)."""
-    if not _WRITTEN.search(ctx.source):
+    if not _written(ctx.source):
         return []
     ctx.reads(scope, words=(loader,), into_definitions=False)
     alone = {id(small.value) for small in _own(scope) if isinstance(small, cst.Expr)}
     return [n for n in _own(scope) if _is_size(n, loader) and id(n) not in alone]  # type: ignore[misc]
+
+
+def _written(text: str) -> bool:
+    """The text says `queue` and `size` (as `(loader.queue).size()` or over a backslash still does)."""
+    return all(word.search(text) for word in _WORDS)
 
 
 def name_ids(found: List[cst.Call]) -> Set[int]:
@@ -99,7 +104,7 @@ def attribute_ids(found: List[cst.Call]) -> Set[int]:
 
 def track(ctx: "Context") -> None:
     """Before the pass: the positions of the module's `<name>.queue.size()` calls, for their findings."""
-    if not _WRITTEN.search(ctx.source):
+    if not _written(ctx.source):
         return
     ctx.reads(ctx.module, words=("queue",))
     for node in _own_all(ctx.module):
