@@ -735,7 +735,7 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
     if stores != (2 if kind == "2.x" else 1):
         raise Left(f"{where}`{loader}` is bound more than once")
     end = setter.end_lineno or setter.lineno
-    logged = queue_size.attributes(scope, loader) if by_loops else set()  # (loader_reads counts them)
+    logged = queue_size.attributes(scope, loader)  # (loader_reads or loader_receivers judge them)
     for n in own_nodes(scope):
         if isinstance(n, ast.Name) and n.id == loader and n.lineno < assign.lineno:
             raise Left(f"{where}`{loader}` is used before the call")
@@ -754,7 +754,7 @@ def _read_alike(scope: ast.AST, assign: ast.Assign, loader: str, path: str, modu
               setter_kind(s, loader) is not None for n in ast.walk(s)}
     try:
         loader_receivers.check(scope, loader, setter | {id(n) for n in ast.walk(assign)}, path, module, source,
-                               returned)
+                               returned, rewritten=True)
     except loader_receivers.Misused as reason:
         raise Left(f"{where}: {reason}") from None
 

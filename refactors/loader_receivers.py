@@ -8,7 +8,10 @@ these, and `bool()` of one calls `len()`, which raises `ValueError` for an Itera
 by identity, or passed to a function in sight (a top-level `def` of the module, or one it imports from a
 module of the tree) whose parameter is used the same way, followed through `_DEPTH` calls. Anything
 else (`if not loader:`, `loader and ...`, `next(loader)`, an attribute, a method or a library function it is
-passed to, a container or attribute it is kept in, a `return`) is Left, naming the use.
+passed to, a container or attribute it is kept in, a `return`) is Left, naming the use. A logged
+`loader.queue.size()` (refactors.queue_size) is served, where the rewrite makes it 0: in the code of the scope
+that holds the loader (not in a function it is passed to or defined there), inside a `for` loop that iterates
+it (1.8 made an iterable loader's queue when it was iterated: `queue` was None before, and `size()` raised).
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import ast
 import os
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
+from refactors import queue_size
 from refactors.cpython import NESTED, bindings, own_nodes, written_by_upgrade
 from refactors.tree_index import TreeIndex
 
@@ -39,19 +43,41 @@ class Misused(Exception):
 
 
 def check(scope: ast.AST, loader: str, skip: Set[int], path: str, module: ast.Module, source: Source,
-          returned: Optional[Returned] = None, depth: int = 0, seen: Optional[Set[Tuple[str, int, str]]] = None
-          ) -> None:
+          returned: Optional[Returned] = None, depth: int = 0, seen: Optional[Set[Tuple[str, int, str]]] = None,
+          rewritten: bool = False) -> None:
     """Misused unless every read of `loader` in the own code of `scope` (a function or module of the module
-    at `path`), other than the nodes `skip` (ids: the setter's), is one a 2.x DataLoader serves alike."""
+    at `path`), other than the nodes `skip` (ids: the setter's), is one a 2.x DataLoader serves alike;
+    `rewritten`: the scope is the one whose `loader.queue.size()` calls the rewrite makes 0."""
     seen = set() if seen is None else seen
     parents: Dict[int, ast.AST] = {}
     for parent in [scope] + list(own_nodes(scope)):
         for child in ast.iter_child_nodes(parent):
             parents[id(child)] = parent
+    logged = queue_size.names(scope, loader) if rewritten else set()
     for node in own_nodes(scope):
         if isinstance(node, ast.Name) and node.id == loader and isinstance(node.ctx, ast.Load) and \
-                id(node) not in skip:
+                id(node) not in skip and not (id(node) in logged and _in_loop_over(node, parents, scope, loader)):
             _use(node, parents, scope, loader, path, module, source, returned, depth, seen)
+
+
+def _in_loop_over(node: ast.AST, parents: Dict[int, ast.AST], scope: ast.AST, loader: str) -> bool:
+    """`node` is in the body of a `for` loop of the scope that iterates the loader (`for b in loader`,
+    `loader()`, or either through `enumerate`/`zip`/...)."""
+    child, parent = node, parents.get(id(node))
+    while parent is not None and parent is not scope:
+        if isinstance(parent, (ast.For, ast.AsyncFor)) and child in parent.body and _iterates(parent.iter, loader):
+            return True
+        child, parent = parent, parents.get(id(parent))
+    return False
+
+
+def _iterates(node: ast.AST, loader: str) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ITERATING and \
+            not node.keywords:
+        return any(_iterates(arg, loader) for arg in node.args)
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        node = node.func
+    return isinstance(node, ast.Name) and node.id == loader
 
 
 def _use(name: ast.Name, parents: Dict[int, ast.AST], scope: ast.AST, loader: str, path: str, module: ast.Module,
@@ -256,7 +282,7 @@ def check_in_scope_at(tree: ast.Module, line: int, loader: str, is_setter: Calla
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                 node.body[0].lineno <= line <= (node.end_lineno or node.lineno) and node.lineno > getattr(scope, "lineno", 0):
             scope = node
-    _checked(scope, loader, is_setter, path, tree, source, returned)
+    _checked(scope, loader, is_setter, path, tree, source, returned, rewritten=True)
 
 
 def check_callers(tree: ast.Module, function: str, index: Optional[int],
@@ -274,17 +300,17 @@ def check_callers(tree: ast.Module, function: str, index: Optional[int],
                 target = target.elts[index] if isinstance(target, (ast.Tuple, ast.List)) and \
                     index < len(target.elts) else None
             if isinstance(target, ast.Name):
-                _checked(scope, target.id, is_setter(target.id), path, tree, source, returned)
+                _checked(scope, target.id, is_setter(target.id), path, tree, source, returned, rewritten=True)
 
 
 def _checked(scope: ast.AST, loader: str, is_setter: Callable[[ast.stmt], bool], path: str, tree: ast.Module,
              source: Source, returned: Optional[Returned], depth: int = 0,
-             seen: Optional[Set[Tuple[str, int, str]]] = None) -> None:
-    """`check` of the scope, and of the definitions in it that read the name from it (its reads are of this
-    loader), the setter statements (`is_setter`) aside."""
+             seen: Optional[Set[Tuple[str, int, str]]] = None, rewritten: bool = False) -> None:
+    """`check` of the scope (`rewritten`: the one the rewrite changes), and of the definitions in it that read
+    the name from it (its reads are of this loader), the setter statements (`is_setter`) aside."""
     seen = set() if seen is None else seen
     skip = {id(n) for s in own_nodes(scope) if isinstance(s, ast.stmt) and is_setter(s) for n in ast.walk(s)}
-    check(scope, loader, skip, path, tree, source, returned, depth, seen)
+    check(scope, loader, skip, path, tree, source, returned, depth, seen, rewritten)
     for nested in own_nodes(scope):
         if isinstance(nested, NESTED) and not _binds(nested, loader):
             _checked(nested, loader, is_setter, path, tree, source, returned, depth, seen)

@@ -10,9 +10,10 @@ use of the loader is one the rewrite serves, such a call becomes `0`, a value 1.
 saying the logged number no longer tells anything.
 
 Only that exact shape is taken: a call of `size()`, without arguments, on the `queue` attribute of the name
-of the loader, in the own code of the scope that holds the name (not in a function or class defined there),
-its value used (not a statement of its own). Any other use of `queue` stays what it was: refused by the
-check that judges the loader's uses. The checks count these calls as uses served (CPython's parse: `names`),
+of the loader, in the own code of the scope that holds the name (not in a function or class defined there,
+nor in one it is passed to), its value used (not a statement of its own); for an iterable loader, inside a
+`for` loop that iterates it (its queue was None before: refactors.loader_receivers). Any other use of `queue`
+stays what it was: refused by the check that judges the loader's uses. The checks count these calls as uses served (CPython's parse: `names`),
 and the rewrites replace the same calls (libcst: `calls`, `rewrite`), so both see one set.
 """
 from __future__ import annotations

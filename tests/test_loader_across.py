@@ -206,6 +206,9 @@ def test_left_where_a_receiver_uses_it_as_2x_does_not(steps: str, reason: str, t
                  "returned by `train` of train.py, and `it` is tested for truth (`it and next(it())`, in `first` of "
                  "train.py)", id="returned-to-a-caller-whose-nested-function-tests-it"),
     pytest.param(SET + "        self_loader = loader\n", "`loader` is kept", id="aliased"),
+    # 1.8 made an iterable loader's queue when it was iterated: before, `queue` was None
+    pytest.param(SET + "        print(loader.queue.size())\n        for b in loader():\n            print(b)\n",
+                 "`loader.queue` is used (in `train` of train.py)", id="queue-size-before-iterating"),
 ])
 def test_left_where_the_caller_itself_uses_it_as_2x_does_not(body: str, reason: str, tmp_path: Path) -> None:
     _tree(tmp_path, "def run(loader, n):\n    pass\n", body)
@@ -233,6 +236,21 @@ def test_a_receiver_that_iterates_it_keeps_the_plan(steps: str, tmp_path: Path) 
     assert not [f.message for f in result.findings if not f.fixed]
     assert "functools.partial(paddle.io.DataLoader" in result.code
     assert "loader = loader(GeneratorBatches(" in _upgrade(tmp_path / "train.py").code
+
+
+def test_the_queue_size_the_caller_logs_while_iterating_it_becomes_0(tmp_path: Path) -> None:
+    body = SET + "        for b in loader():\n            print(b, 'queue %d' % loader.queue.size())\n"
+    _tree(tmp_path, "def run(loader, n):\n    pass\n", body)
+    assert not [f.message for f in _upgrade(tmp_path / "data.py").findings if not f.fixed]
+    train = _upgrade(tmp_path / "train.py")
+    assert "print(b, 'queue %d' % 0)" in train.code and "queue.size" not in train.code
+    print_line = body.count("\n") + 8
+    assert [f.line for f in train.findings if "queue.size()` -> 0" in f.message] == [print_line]
+    # in a function it is passed to, the rewrite does not follow it
+    _tree(tmp_path, "def run(loader, n):\n    for b in loader():\n        print(loader.queue.size())\n",
+          SET + "        steps.run(loader, 2)\n")
+    left = [f.message for f in _upgrade(tmp_path / "data.py").findings if not f.fixed]
+    assert len(left) == 1 and "`loader.queue` is used (in `run` of steps.py)" in left[0], left
 
 
 def test_a_function_of_the_caller_that_iterates_it_keeps_the_plan(tmp_path: Path) -> None:

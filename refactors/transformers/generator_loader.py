@@ -59,6 +59,7 @@ with the loader).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -70,7 +71,7 @@ from refactors import call_args, kept_comments, loader_across, loader_receivers,
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import assigned_name, bound_once, names_in, statements
-from refactors.scopes import descendants
+from refactors.scopes import Scope, descendants
 from refactors.transformers import (SCOPE, apart_loader, callers, data_feeder, emit, kept_loader, loader_readers,
                                    module_definitions, reading_loop, register)
 
@@ -268,7 +269,7 @@ def _loader(ctx: Context, site: Site, node: cst.Call, setters: Setters) -> cst.B
     method = setter.func.attr.value  # type: ignore[attr-defined]
     kind = setters[method][0]
     loops = [] if iterable else reading_loop.reading_loops(ctx, site, loader, setter_statement)
-    sizes = [] if iterable else queue_size.calls(ctx, site.scope.node, loader)  # (become 0 with the loops)
+    sizes = queue_size.calls(ctx, site.scope.node, loader)  # (logged: 0; loader_receivers judges an iterable's)
     other = _other_uses(ctx, site, loader, {id(setter.func)}.union(*(found.uses for found in loops),
                                                                    queue_size.attribute_ids(sizes)))
     if other is not None:
@@ -321,7 +322,7 @@ def rewrite_loader(ctx: Context, site: Site, statement: cst.SimpleStatementLine,
                    loops: Sequence[reading_loop.ReadingLoop], feeds: Optional[str] = None) -> cst.BaseExpression:
     """The `from_generator` statement goes (its comments move to the new one), the setter's becomes
     `loader = paddle.io.DataLoader(...)`, built from what the pass made of both (`feeder` stacks the
-    samples of a static-graph loader); the `loops` that read a non-iterable one iterate it, and its
+    samples of a static-graph loader); the `loops` that read a non-iterable one iterate it; its logged
     `queue.size()` calls become 0 (refactors.queue_size). With `feeds`,
     the `from_generator` statement becomes `feeds = <its feed_list>` instead, which the loader and its
     feeder read (a feed list that calls something is evaluated once, where 1.8 evaluated it)."""
@@ -329,8 +330,7 @@ def rewrite_loader(ctx: Context, site: Site, statement: cst.SimpleStatementLine,
     kind = setters[method][0]
     dataset = module_definitions.define_once(ctx, site, "GeneratorBatches", GENERATOR_BATCHES)
     reading_loop.rewrite(ctx, site, loader, loops)
-    if loops:  # (a loader the program reads: its checks took these calls)
-        queue_size.rewrite(ctx, site, site.scope.node, loader)
+    queue_size.rewrite(ctx, site, site.scope.node, loader)
     moved: List[str] = []
 
     def remove(updated: cst.CSTNode):
@@ -398,6 +398,7 @@ def _apart(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Sette
     key = ("loader set apart, setters", id(site.scope.node), loader)
     if key not in ctx.memo:
         make_at_setters(ctx, site, loader, planned.setters, setters, static=not dygraph)
+        queue_size.rewrite(ctx, site, site.scope.node, loader)
         ctx.memo[key] = True
     return new
 
@@ -437,7 +438,8 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
 
     ctx.reads(site.scope.node, words=(loader,))  # (the nested definitions that may use it too)
     try:
-        found = apart_loader.plan(site.scope, loader, lambda stmt: setter_call(stmt, loader, setters), same_api)
+        found = apart_loader.plan(site.scope, loader, lambda stmt: setter_call(stmt, loader, setters), same_api,
+                                  loader_readers.sizes(ctx, site.scope, loader))  # (loader_receivers judges them)
     except NeedsReview:  # a build no plan takes says so first
         apart_loader.check_build(ctx, site.call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
         raise
@@ -649,16 +651,19 @@ def _returned(ctx: Context, site: Site, node: cst.Call, loader: str, setters: Se
         return None
     plans, readers = found  # type: ignore[misc]
     new = _constructor(ctx, site, node, dygraph, "each caller sets its data source")
-    for caller, plan in plans:
+    for caller, plan, scope in plans:
         make_at_setters(ctx, site, caller, plan.setters, setters, static=not dygraph)
+        if readers is None:  # (loader_readers rewrites those of a loader the program reads)
+            queue_size.rewrite(ctx, dataclasses.replace(site, scope=scope), scope.node, caller)
     if readers is not None:
         loader_readers.rewrite(ctx, readers)
     return new
 
 
 def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygraph: bool
-                   ) -> Optional[Tuple[List[Tuple[str, apart_loader.Plan]], Optional[loader_readers.Readers]]]:
-    """The callers' plans, and for a non-iterable loader the loops that read it (loader_readers)."""
+                   ) -> Optional[Tuple[List[Tuple[str, apart_loader.Plan, Scope]], Optional[loader_readers.Readers]]]:
+    """The callers' plans (the name, the plan, its scope), and for a non-iterable loader the loops that read it
+    (loader_readers)."""
     function = site.scope.node
     if not isinstance(function, cst.FunctionDef) or ctx.statements[:1] != [function] or \
             not bound_once(site.scope, loader):
@@ -695,8 +700,8 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
         try:
             found = apart_loader.plan(scope, caller, lambda stmt, c=caller: setter_call(stmt, c, setters),
                                       lambda assign, c=call: assign.value is c,
-                                      loader_readers.read_uses(scope, caller) | loader_readers.sizes(ctx, scope, caller)
-                                      if readers is not None else frozenset())
+                                      (loader_readers.read_uses(scope, caller) if readers is not None else frozenset())
+                                      | loader_readers.sizes(ctx, scope, caller))
         except NeedsReview as reason:
             raise NeedsReview(f"where `{function.name.value}` is called, {reason}") from None
         if found is None:
@@ -705,7 +710,7 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
         _check_setters(ctx, site, found.setters, setters, dygraph, iterable)
         if readers is not None:
             loader_readers.add_caller(ctx, site, readers, scope, caller, found.setters)
-        plans.append((caller, found))
+        plans.append((caller, found, scope))
     if readers is not None:
         loader_readers.check_passed(ctx, site, readers)
     else:

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from refactors import findings as F
-from refactors import loader_across
+from refactors import loader_across, queue_size
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import names_in
 from refactors.scopes import ImportBinding, descendants
@@ -230,3 +230,5 @@ def _schedule(ctx: Context, made: _Made) -> None:
                                          then=report)
     except NeedsReview:  # (the plan checked what the rewrite needs: not reached)
         return
+    if made.loader not in made.loops:  # (an iterated one's logged queue size; loader_readers does the others')
+        queue_size.rewrite(ctx, site, site.scope.node, made.loader)
