@@ -3,8 +3,8 @@
 1.8's loaders (`DataLoader.from_generator`, `PyReader`, `layers.py_reader`) fed the program from a blocking
 queue of `capacity` batches, and `queue.size()` said how many batches it held at that instant: an int in
 [0, capacity] that depends on how fast the reader fills it and the program drains it, so it changes from run
-to run, and is 0 whenever the program waits on the reader (checked on 1.8.5: fixtures/legacy/queue_size_static.py,
-api_mapping/SEMANTICS.md 57). Real code only logs it (BERT's `"train data_loader queue size: %d, " %
+to run, and is 0 whenever the program waits on the reader (checked on 1.8.5: api_mapping/SEMANTICS.md 57,
+fixtures/legacy/queue_size_static.py). Real code only logs it (BERT's `"train data_loader queue size: %d, " %
 loader.queue.size()`). A 2.x DataLoader shows no queue (3.3.1: no `queue` attribute), so where every other
 use of the loader is one the rewrite serves, such a call becomes `0`, a value 1.8 could give, with a finding
 saying the logged number no longer tells anything.
@@ -13,8 +13,9 @@ Only that exact shape is taken: a call of `size()`, without arguments, on the `q
 of the loader, in the own code of the scope that holds the name (not in a function or class defined there,
 nor in one it is passed to), its value used (not a statement of its own); for an iterable loader, inside a
 `for` loop that iterates it (its queue was None before: refactors.loader_receivers). Any other use of `queue`
-stays what it was: refused by the check that judges the loader's uses. The checks count these calls as uses served (CPython's parse: `names`),
-and the rewrites replace the same calls (libcst: `calls`, `rewrite`), so both see one set.
+stays what it was: refused by the check that judges the loader's uses. The checks count these calls as uses
+served (CPython's parse: `names`), and the rewrites replace the same calls (libcst: `calls`, `rewrite`), so
+both see one set.
 """
 from __future__ import annotations
 

@@ -17,9 +17,10 @@ may stand in the loop; checked on 1.8.5 and 3.3.1: fixtures/legacy/returned_read
 That holds only where every read is in sight: in a caller, besides its setter, the loader is started only
 by reading loops and otherwise only passed, as an argument, to plain functions of the module; in such a
 function the parameter is read only by reading loops, and every call of the function (none in another
-module of the tree that may import this one: loader_across.importable) passes it a loader of the same plan; a `loader.queue.size()` there, whose value 1.8 logged,
-becomes 0 (refactors.queue_size: 2.x shows no queue). Anything else (another use of `queue`, a `reset()` apart
-from a loop, passing it elsewhere) leaves the loader, named.
+module of the tree that may import this one: loader_across.importable) passes it a loader of the same plan;
+a `loader.queue.size()` there, whose value 1.8 logged, becomes 0 (refactors.queue_size: 2.x shows no queue).
+Anything else (another use of `queue`, a `reset()` apart from a loop, passing it elsewhere) leaves the
+loader, named.
 """
 from __future__ import annotations
 

@@ -22,8 +22,9 @@ neither `break`, `continue` nor `return` of the loop; the handler (catching EOFE
 unused) ends with `reset()` then `break`; between `start()` and the loop only assignments of literals or
 attribute chains that do not read what they bind. A loop with a test of its own (`while steps < max_steps:`,
 naming no loader) is taken too, read from `iter(loader)` as below, its test kept: 1.8 tested it before each
-run and, where it failed, left the loop without reading or resetting, as the `while` below does. 1.8 ran the statements before the run once more at the
-end of the data: where they are other than such assignments (`steps += 1`), or other statements stand
+run and, where it failed, left the loop without reading or resetting, as the `while` below does. 1.8 ran
+the statements before the run once more at the end of the data: where they are other than such assignments
+(`steps += 1`), or other statements stand
 between `start()` and the loop (that neither name the loader, nor run a program, nor leave), the run
 must be a statement of its own, and the loop stays a `while`, taking each batch where the run read it:
 
