@@ -31,6 +31,7 @@ from refactors.transformers import emit, module_definitions, register
 
 RNN_CELL = "paddle.fluid.layers.RNNCell"
 LSTM_CELL = "paddle.fluid.layers.LSTMCell"
+GRU_CELL = "paddle.fluid.layers.GRUCell"
 RNN = "paddle.fluid.layers.rnn"
 # What 1.8's RNNCell gave its subclasses, served by the written base class: a subclass overriding one
 # would bypass it.
@@ -135,8 +136,17 @@ def _api(ctx: Context, node: cst.BaseExpression) -> Optional[str]:
     return found[0].name if found is not None and not found[1] else None
 
 
+def _static_program(ctx: Context) -> bool:
+    """Whether the module uses a static-graph-only API other than the cells (1.8's cells ran in dygraph
+    too, so they do not make a file static)."""
+    def make() -> bool:
+        return any(ctx._static_only(ref) and _api(ctx, ref.node) not in (LSTM_CELL, GRU_CELL)
+                   for ref in ctx.resolver.references.values())
+    return bool(ctx.planned(("rnn cells", "static"), make))
+
+
 def _mode_reason(ctx: Context) -> Optional[str]:
-    if not ctx.static_file():
+    if not _static_program(ctx):
         return "not a static program here (the cells create static parameters)"
     if ctx.dygraph_guards():
         return "the module holds a dygraph guard (the cells create static parameters)"
@@ -412,7 +422,8 @@ def _given_to_api(ctx: Context, call: cst.Call) -> bool:
     def to_api(node: cst.CSTNode) -> bool:
         arg = tree.parent.get(id(node))
         outer = tree.parent.get(id(arg)) if isinstance(arg, cst.Arg) else None
-        return isinstance(outer, cst.Call) and _api(ctx, outer.func) not in (None, RNN)
+        return isinstance(outer, cst.Call) and id(outer.func) in ctx.resolver.references \
+            and _api(ctx, outer.func) != RNN  # a 2.x API (a decoder converted) too
 
     if to_api(call):
         return True
