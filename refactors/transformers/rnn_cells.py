@@ -33,6 +33,23 @@ RNN_CELL = "paddle.fluid.layers.RNNCell"
 LSTM_CELL = "paddle.fluid.layers.LSTMCell"
 GRU_CELL = "paddle.fluid.layers.GRUCell"
 RNN = "paddle.fluid.layers.rnn"
+# The attributes and methods of Paddle 3.3.1's paddle.nn.Layer (its instance's `vars` and the class's
+# names): a cell defining or setting one would change what the Layer does, or break it.
+_LAYER_NAMES = frozenset("""
+    _buffers _built _cast_to_low_precision _customized_attrs _dtype _forward_post_hooks
+    _forward_post_hooks_always_called _forward_post_hooks_with_kwargs_flag _forward_pre_hooks
+    _forward_pre_hooks_with_kwargs_flag _full_name _helper _init_in_dynamic_mode _loaddict_holder
+    _non_persistable_buffer_names_set _op_recorder _original_funcs _parameters _state_dict_hooks _sub_layers
+    training _apply _build_once _dygraph_call_func _get_name _modules _non_persistent_buffers_set
+    _obtain_parameters_buffers _set_op_attrs _startup_program _state_dict_impl _to_impl _transform add_module
+    add_parameter add_sublayer apply astype backward bfloat16 buffers children clear_gradients cpu
+    create_parameter create_tensor create_variable cuda double eval extra_repr float float16 forward full
+    full_name get_buffer get_extra_state get_parameter get_sublayer get_submodule half load_dict
+    load_state_dict modules named_buffers named_children named_modules named_parameters named_sublayers
+    parameters register_buffer register_forward_hook register_forward_post_hook register_forward_pre_hook
+    register_module register_parameter register_state_dict_hook requires_grad_ set_dict set_state_dict
+    set_sublayer set_submodule sharded_state_dict state_dict sublayers to to_static_state_dict train type xpu
+    zero_grad""".split())
 # What 1.8's RNNCell gave its subclasses, served by the written base class: a subclass overriding one
 # would bypass it.
 _SERVED = ("__call__", "get_initial_states", "forward")
@@ -166,6 +183,34 @@ def _docstring(stmt: cst.BaseStatement) -> bool:
                                                                                     cst.ConcatenatedString))
 
 
+def _self_attributes(body) -> set:
+    """The attributes the methods of a class body assign on their first parameter (`self.x = ...`)."""
+    found: set = set()
+    for fn in body:
+        params = fn.params.params if isinstance(fn, cst.FunctionDef) else ()
+        if not params:
+            continue
+        me = params[0].name.value
+
+        class Targets(cst.CSTVisitor):
+            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+                self.take(node.target)
+
+            def visit_AugAssign(self, node: cst.AugAssign) -> None:
+                self.take(node.target)
+
+            def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+                self.take(node.target)
+
+            def take(self, target: cst.BaseExpression) -> None:
+                for el in (e.value for e in target.elements) if isinstance(target, (cst.Tuple, cst.List)) \
+                        else (target,):
+                    if isinstance(el, cst.Attribute) and isinstance(el.value, cst.Name) and el.value.value == me:
+                        found.add(el.attr.value)
+        fn.visit(Targets())
+    return found
+
+
 def _calls_init(node: cst.CSTNode) -> bool:
     """Whether `node` holds a call of some `.__init__`."""
     found = []
@@ -208,6 +253,10 @@ def _examine(cell: _Cell) -> None:
     overridden = sorted(defined.intersection(_SERVED))
     if overridden:
         cell.reason = f"class {node.name.value} defines {', '.join(overridden)}, which the 2.x cell serves"
+        return
+    clashes = sorted((defined | _self_attributes(body)) & _LAYER_NAMES)
+    if clashes:
+        cell.reason = f"class {node.name.value} defines or sets {', '.join(clashes)}, which a 2.x Layer has"
         return
     if init is None:
         return
