@@ -1009,6 +1009,21 @@ def _beam_search(fn: Any, env: Any) -> Any:
 
 case(["paddle.nn.BeamSearchDecoder", "paddle.nn.dynamic_decode"], _beam_search, check="runs")
 
+
+def _rnn(c: Any, env: Any) -> Any:
+    """A cell run over padded steps with their lengths (refactors/transformers/rnn_cells.py writes 1.8's
+    `layers.rnn` as this): outputs and the last states, states kept past each sequence's end."""
+    paddle = _paddle()
+    cell = paddle.nn.GRUCell(4, 4, weight_ih_attr=attr(_GRU_IH), weight_hh_attr=attr(_GRU_HH),
+                             bias_ih_attr=const(0.1), bias_hh_attr=const(-0.2))
+    lengths = env.data(np.array([3, 2], dtype="int64"))
+    outputs, last = c(cell)(env.data(B3), sequence_length=lengths)
+    backward, _ = c(cell, is_reverse=True)(env.data(B3), initial_states=last, sequence_length=lengths)
+    return paddle.concat([outputs.reshape([2, -1]), last, backward.reshape([2, -1])], axis=1)
+
+
+case("paddle.nn.RNN", _rnn)
+
 # ------------------------------------------------------------------------------------------------
 # Detection ops (`paddle.vision.ops`)
 

@@ -29,10 +29,11 @@ from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import binding_statements, bound_once
 from refactors.transformers import emit, module_definitions, register
 
-RNN_CELL = "paddle.fluid.layers.RNNCell"
-LSTM_CELL = "paddle.fluid.layers.LSTMCell"
-GRU_CELL = "paddle.fluid.layers.GRUCell"
-RNN = "paddle.fluid.layers.rnn"
+_LAYERS = "paddle.fluid.layers."  # (legacy names: no 2.x name this module emits)
+RNN_CELL = _LAYERS + "RNNCell"
+LSTM_CELL = _LAYERS + "LSTMCell"
+GRU_CELL = _LAYERS + "GRUCell"
+RNN = _LAYERS + "rnn"
 # The attributes and methods of Paddle 3.3.1's paddle.nn.Layer (its instance's `vars` and the class's
 # names): a cell defining or setting one would change what the Layer does, or break it.
 _LAYER_NAMES = frozenset("""
