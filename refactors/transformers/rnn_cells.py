@@ -261,6 +261,9 @@ def _examine(cell: _Cell) -> None:
         return
     if init is None:
         return
+    if not isinstance(init.body, cst.IndentedBlock):
+        cell.reason = f"{node.name.value}.__init__ is written on one line"
+        return
     first = _first_statement(init)
     if first is not None and _calls_init(first) and isinstance(first, cst.SimpleStatementLine) \
             and len(first.body) == 1 and isinstance(first.body[0], cst.Expr):
@@ -437,21 +440,22 @@ def rnn_cell_base(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.Bas
         raise NeedsReview(cell.reason)
     base = _base_class(ctx, site)
     if cell.insert_init:
-        ctx.edit_class(cell.node, _init_first)
+        first = ctx.statement("super().__init__()")  # (the module's newlines)
+        ctx.edit_class(cell.node, lambda cls: _init_first(cls, first))
     site.finding = ctx.report(site, F.CONVERTED, "info",
                               f"{site.name} -> {base}, 1.8's RNNCell written in the module over "
                               "paddle.nn.RNNCellBase (forward calls `call`)", True)
     return emit.converted(site, cst.Name(base))
 
 
-def _init_first(cls: cst.ClassDef) -> cst.ClassDef:
+def _init_first(cls: cst.ClassDef, first: cst.BaseStatement) -> cst.ClassDef:
     """`super().__init__()` as the first statement of the class's `__init__` (after its docstring)."""
     body = list(cls.body.body)  # type: ignore[union-attr]
     for i, stmt in enumerate(body):
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
             inner = list(stmt.body.body)  # type: ignore[union-attr]
             at = 1 if inner and _docstring(inner[0]) else 0
-            inner.insert(at, cst.parse_statement("super().__init__()\n"))
+            inner.insert(at, first)
             body[i] = stmt.with_changes(body=stmt.body.with_changes(body=inner))
     return cls.with_changes(body=cls.body.with_changes(body=body))
 
