@@ -252,6 +252,94 @@ def {name}(batch_reader):
 '''
 
 
+RNN_CELL_BASE = '''\
+class {name}({paddle}.nn.RNNCellBase):
+    """fluid.layers.RNNCell of Paddle 1.8 (paddle-upgrade): a cell computes in `call`, and its initial
+    states are zeros of `state_shape` (and `state_dtype`, else float32) for the batch of `batch_ref`."""
+
+    def forward(self, inputs, states, **kwargs):
+        return self.call(inputs, states, **kwargs)
+
+    def get_initial_states(self, batch_ref, shape=None, dtype=None, init_value=0, batch_dim_idx=0):
+        while isinstance(batch_ref, (list, tuple)):
+            batch_ref = batch_ref[0]
+        shapes = self.state_shape if shape is None else shape
+        if dtype is None:
+            try:
+                dtype = self.state_dtype
+            except NotImplementedError:
+                dtype = "float32"
+
+        def is_shape(value):
+            return isinstance(value, (list, tuple)) and all(isinstance(d, int) for d in value)
+
+        def leaves(value):
+            return [value] if not isinstance(value, (list, tuple)) else [x for v in value for x in leaves(v)]
+
+        if len(leaves(dtype)) == 1:
+            dtype = leaves(dtype)[0]
+
+        def fill(shape, dtype):
+            if not is_shape(shape):
+                dtypes = dtype if isinstance(dtype, (list, tuple)) else [dtype] * len(shape)
+                return type(shape)(fill(s, d) for s, d in zip(shape, dtypes))
+            shape = list(shape[1:]) if shape and shape[0] == -1 else list(shape)
+            batch = {paddle}.shape(batch_ref)[batch_dim_idx]
+            return {paddle}.full([batch] + shape, init_value, dtype)
+
+        return fill(shapes, dtype)
+'''
+
+
+# `{base}`: the name the module's RNN_CELL_BASE was written under (the shim passes its own class).
+LSTM_CELL_CLASS = '''\
+class {name}({base}):
+    """fluid.layers.LSTMCell of Paddle 1.8 (paddle-upgrade): input size read on the first call, weight
+    [input + hidden, 4 * hidden] and bias named as 1.8's BasicLSTMUnit named them, gates i, j, f, o, and
+    forget_bias added to f."""
+
+    def __init__(self, hidden_size, param_attr=None, bias_attr=None, gate_activation=None, activation=None,
+                 forget_bias=1.0, dtype="float32", name="LSTMCell"):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self._unit = {paddle}.utils.unique_name.generate(name + "/BasicLSTMUnit")
+        self._attrs = (param_attr, bias_attr)
+        self._gate_activation = gate_activation or {paddle}.nn.functional.sigmoid
+        self._activation = activation or {paddle}.tanh
+        self._forget_bias = forget_bias
+        self._cell_dtype = dtype
+        self._weight = None
+
+    def _named(self, attr, suffix):  # 1.8 named a parameter <unit>.w_0 unless its attribute did
+        if attr is None or attr is True or isinstance(attr, str):
+            return {paddle}.ParamAttr(name=attr if isinstance(attr, str) else
+                                    {paddle}.utils.unique_name.generate(self._unit + suffix))
+        if attr.name is None:
+            attr = {copy}.copy(attr)
+            attr.name = {paddle}.utils.unique_name.generate(self._unit + suffix)
+        return attr
+
+    def call(self, inputs, states):
+        pre_hidden, pre_cell = states
+        if self._weight is None:
+            self._weight = {paddle}.static.create_parameter(
+                [inputs.shape[-1] + self.hidden_size, 4 * self.hidden_size], self._cell_dtype,
+                attr=self._named(self._attrs[0], ".w"))
+            self._bias = {paddle}.static.create_parameter(
+                [4 * self.hidden_size], self._cell_dtype, attr=self._named(self._attrs[1], ".b"), is_bias=True)
+        gates = {paddle}.matmul({paddle}.concat([inputs, pre_hidden], 1), self._weight) + self._bias
+        i, j, f, o = {paddle}.split(gates, 4, axis=-1)
+        new_cell = pre_cell * self._gate_activation(f + self._forget_bias) + \\
+            self._gate_activation(i) * self._activation(j)
+        new_hidden = self._activation(new_cell) * self._gate_activation(o)
+        return new_hidden, [new_hidden, new_cell]
+
+    @property
+    def state_shape(self):
+        return [[self.hidden_size], [self.hidden_size]]
+'''
+
+
 def compiled(template: str, name: str, paddle: Any, numpy: Any, **stdlib: Any) -> Callable[..., Any]:
     """The function `template` defines, named `name`, run with `paddle` and `numpy` as the given objects, and
     each standard-library module it names (`{os}`) as given by keyword.

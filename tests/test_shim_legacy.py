@@ -43,10 +43,7 @@ def test_there_are_enough_programs() -> None:
 
 # Programs the shim does not run with the 1.8.5 numbers yet (shim bugs). Strict: when one is fixed,
 # the test fails until its entry here is removed.
-SHIM_GAPS: Dict[str, str] = {
-    "rnn_cell_static": "the shim does not serve 1.8's layers.RNNCell, LSTMCell and rnn (their table entries: not "
-                       "served yet); the upgrade converts them (refactors/transformers/rnn_cells.py)",
-}
+SHIM_GAPS: Dict[str, str] = {}
 
 
 @pytest.mark.parametrize("program", program_params(SHIM_GAPS))
