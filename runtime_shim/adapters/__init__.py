@@ -15,8 +15,9 @@ of loop ops), `custom_ops` (`load_op_library`), `initializers`, `sequence_lod` (
 `nets.sequence_conv_pool` in legacy-IR programs: delegated to 3.3.1's `paddle.static.nn.sequence_*` where
 it appends the 1.8 op, composed where the op is gone), `rnn_ops` (`dynamic_lstm`, `dynamic_gru`, `gru_unit`:
 their 1.8 operators), `rnn_cells` (the cell API: `RNNCell`, `LSTMCell`, `rnn`, as the upgrade writes
-them), and what 2.x removed but Paddle 3 computes: `removed_layers`, `detection`, `dropped_detection_ops` (detection operators Paddle 3.3.1 dropped, composed
-from 2.x operations), `nets`, `readers`, `metrics`, `profiling`, `internals`.
+them), and what 2.x removed but Paddle 3 computes: `removed_layers`, `detection`, `dropped_detection_ops`
+(detection operators Paddle 3.3.1 dropped, composed from 2.x operations), `nets`, `readers`, `metrics`,
+`profiling`, `internals`.
 """
 from __future__ import annotations
 
