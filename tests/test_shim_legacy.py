@@ -43,7 +43,10 @@ def test_there_are_enough_programs() -> None:
 
 # Programs the shim does not run with the 1.8.5 numbers yet (shim bugs). Strict: when one is fixed,
 # the test fails until its entry here is removed.
-SHIM_GAPS: Dict[str, str] = {}
+SHIM_GAPS: Dict[str, str] = {
+    "beam_search_decoder_static": "the shim serves BeamSearchDecoder and dynamic_decode as paddle.nn's, which decode "
+                                  "other ids (shape [2, 5, 3] where 1.8.5 gives [2, 2, 3]: SEMANTICS 58)",
+}
 
 
 @pytest.mark.parametrize("program", program_params(SHIM_GAPS))
