@@ -340,6 +340,42 @@ class {name}({base}):
 '''
 
 
+RESIZE_NEAREST_CORNERS = '''\
+def {name}(input, out_shape=None, scale=None, actual_shape=None, data_format="NCHW"):
+    """fluid.layers.resize_nearest of Paddle 1.8 with align_corners=True (paddle-upgrade): output row k reads
+    input row int(ratio * k + 0.5), ratio = (in - 1) / (out - 1) in float, and the same for columns; the
+    output size is actual_shape, else out_shape, else int(in * scale) in float, as 1.8's operator chose it."""
+    h_axis, w_axis = (2, 3) if data_format == "NCHW" else (1, 2)
+
+    def size(axis):  # fixed by the program, or read at run time
+        return input.shape[axis] if input.shape[axis] >= 0 else {paddle}.shape(input)[axis]
+
+    def as_float(n):
+        if isinstance(n, int):
+            return {paddle}.full([1], float(n), "float32")
+        return {paddle}.cast({paddle}.reshape(n, [1]), "float32")
+
+    in_h, in_w = size(h_axis), size(w_axis)
+    if actual_shape is not None:
+        out_h, out_w = actual_shape[0], actual_shape[1]
+    elif out_shape is not None:
+        out_h, out_w = out_shape[0], out_shape[1]
+    else:
+        number = isinstance(scale, (int, float, {numpy}.number))
+        factor = float(scale) if number else {paddle}.cast({paddle}.reshape(scale, [1]), "float32")
+        out_h, out_w = (int({numpy}.float32(n) * {numpy}.float32(scale)) if number and isinstance(n, int) else
+                        {paddle}.cast({paddle}.floor(as_float(n) * factor), "int64") for n in (in_h, in_w))
+
+    def rows(n_in, n_out):
+        steps = {paddle}.arange(0, n_out, dtype="int64")
+        ratio = (as_float(n_in) - 1) / {paddle}.maximum(as_float(n_out) - 1, {paddle}.ones([1], "float32"))
+        picked = {paddle}.cast({paddle}.cast(steps, "float32") * ratio, "float64") + 0.5
+        return {paddle}.cast({paddle}.floor(picked), "int64")
+
+    out = {paddle}.index_select(input, rows(in_h, out_h), axis=h_axis)
+    return {paddle}.index_select(out, rows(in_w, out_w), axis=w_axis)
+'''
+
 def compiled(template: str, name: str, paddle: Any, numpy: Any, **stdlib: Any) -> Callable[..., Any]:
     """The function `template` defines, named `name`, run with `paddle` and `numpy` as the given objects, and
     each standard-library module it names (`{os}`) as given by keyword.

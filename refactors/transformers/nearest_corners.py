@@ -8,7 +8,12 @@ int(i / scale) (align_corners=False), so only two kinds of call convert:
   so both modes read the same rows for every input size (checked on 1.8.5:
   fixtures/legacy/resize_nearest_scale2_static.py). Not so for 3, 1.5 or a given out_shape.
 
-Any other call is left to the runtime shim, which builds 1.8's rounding (api_mapping/SEMANTICS.md 49).
+Any other call with align_corners=True goes to a function written once in the module
+(api_mapping/kernels.py RESIZE_NEAREST_CORNERS) that picks 1.8's rows and columns by `index_select`, with the
+kernel's float ratio and rounding and 1.8's choice of the output size (actual_shape, out_shape, then
+int(in * scale) in float); `name` only named the output (api_mapping/SEMANTICS.md 49; checked on 1.8.5:
+resize_nearest_scale2_static.py, resize_nearest_corners_static.py). The runtime shim sets the operator's own
+align_corners attribute instead.
 """
 from __future__ import annotations
 
@@ -16,9 +21,10 @@ import ast
 
 import libcst as cst
 
-from refactors import call_args
+from api_mapping.kernels import RESIZE_NEAREST_CORNERS
+from refactors import call_args, findings as F
 from refactors.engine import Context, NeedsReview, Site, literal
-from refactors.transformers import emit, register
+from refactors.transformers import emit, module_definitions, register
 from refactors.transformers.resize_out_shape import out_shape_first
 
 _SAME_ROWS = (1, 2)  # scales for which align_corners=True and False read the same rows
@@ -38,8 +44,14 @@ def nearest_align_corners(ctx: Context, site: Site, node: cst.Call) -> cst.BaseE
     if call_args.get(node, "out_shape") is None and call_args.get(node, "actual_shape") is None \
             and not isinstance(value, bool) and value in _SAME_ROWS:
         return emit.converted(site, emit.finish(ctx, site, call_args.remove(node, "align_corners")))
-    raise NeedsReview("1.8 nearest resizing with align_corners=True rounds (in-1)/(out-1)*i, which 2.x "
-                      "interpolate refuses; only a scale of 2 gives the same rows as align_corners=False")
+    if len([arg for arg in node.args if not arg.keyword]) > 3:
+        raise NeedsReview("arguments after `name` given by position")
+    node = call_args.remove(node, "align_corners")
+    result = module_definitions.call_definition_without_name(ctx, site, node, "resize_nearest_corners",
+                                                             RESIZE_NEAREST_CORNERS)
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> {ctx.code(result.func)}, 1.8's "
+                              "align_corners=True rows and columns picked by index_select", True)
+    return result
 
 
 def _value(ctx: Context, node: cst.BaseExpression):
