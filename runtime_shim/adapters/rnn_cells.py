@@ -11,14 +11,12 @@ shim.
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Tuple
 
 from api_mapping.kernels import LSTM_CELL_CLASS, RNN_CELL_BASE
 from runtime_shim.adapters import adapter
 
 
-@functools.lru_cache(maxsize=None)
 def _classes() -> Tuple[type, type]:
     import copy
 
@@ -34,7 +32,7 @@ def _classes() -> Tuple[type, type]:
 
         def __new__(cls, *args: Any, **kwargs: Any) -> Any:
             cell = super().__new__(cls)
-            paddle.nn.Layer.__init__(cell)  # (a second run, by an __init__ that calls it first, resets nothing set)
+            paddle.nn.Layer.__init__(cell)  # (a later super().__init__() resets only Layer's registries)
             return cell
 
     lstm = compiled(LSTM_CELL_CLASS.replace("{base}", "{RNNCell}"), "LSTMCell", paddle, numpy, copy=copy,
