@@ -27,6 +27,7 @@ import libcst as cst
 
 from refactors import findings as F
 from refactors.cpython import own_nodes
+from refactors.scopes import children, descendants
 
 if TYPE_CHECKING:  # (the engine imports the steps that import this module)
     from refactors.engine import Context, Site
@@ -70,7 +71,7 @@ def _own(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         node = stack.pop()
         yield node
         if node is root or not isinstance(node, _NESTED):
-            stack.extend(reversed(node.children))
+            stack.extend(reversed(list(children(node))))
 
 
 def _is_size(node: cst.CSTNode, loader: str) -> bool:
@@ -109,17 +110,9 @@ def track(ctx: "Context") -> None:
     if not _written(ctx.source):
         return
     ctx.reads(ctx.module, words=("queue",))
-    for node in _own_all(ctx.module):
+    for node in descendants(ctx.module):
         if isinstance(node, cst.Call) and _is_size(node, _receiver(node)):
             ctx.track_position(node)
-
-
-def _own_all(module: cst.Module) -> Iterator[cst.CSTNode]:
-    stack: List[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(node.children))
 
 
 def _receiver(call: cst.Call) -> str:
