@@ -7,6 +7,7 @@ still ships one, and it is never shadowed).
 """
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -32,6 +33,17 @@ class LegacyModule(types.ModuleType):
         obj = resolve.default_resolver().resolve(f"{self.__name__}.{attr}")
         self.__dict__[attr] = obj
         return obj
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        home = None
+        if not attr.startswith("_"):  # the import machinery sets dunders before adapters can load
+            from runtime_shim.adapters.internals import REBOUND_GLOBALS
+
+            home = REBOUND_GLOBALS.get(f"{self.__name__}.{attr}")
+        if home is not None:
+            module, _, name = home.rpartition(".")
+            setattr(importlib.import_module(module), name, value)
+        super().__setattr__(attr, value)
 
     def _public_names(self) -> List[str]:
         """What `from <this module> import *` binds: the 1.8 names the shim can resolve."""

@@ -36,6 +36,13 @@ KEPT = {
        for name in ("shuffle_batch", "partial_concat", "partial_sum", "rank_attention", "tdm_child", "tdm_sampler")},
 }
 
+# 1.8 names whose rebinding 1.8's own helpers saw (`utils.is_sequence = f` changes what flatten and
+# map_structure take for a leaf) -> the module global Paddle 3's same helpers read; LegacyModule
+# forwards an assignment there
+REBOUND_GLOBALS = {
+    "paddle.fluid.layers.utils.is_sequence": "paddle.utils.layers_utils.is_sequence",
+}
+
 
 def _import(dotted: str) -> Any:
     module, _, attr = dotted.rpartition(".")
@@ -54,10 +61,16 @@ def _served(name: str, target: str) -> Any:
     entry = load_table().lookup(name)
     signature = legacy_signature(entry.args_list) if entry is not None and entry.args_list is not None else None
 
+    star = signature is not None and any(
+        p.kind is inspect.Parameter.VAR_POSITIONAL for p in signature.parameters.values())
+
     def by_name(args: Any, kwargs: Any) -> Any:
         if signature is None:
             return args, kwargs
-        return (), dict(signature.bind(*args, **kwargs).arguments)
+        bound = signature.bind(*args, **kwargs)
+        if star:  # `map_structure(func, *structure)`: what comes before a *args goes by position
+            return bound.args, bound.kwargs
+        return (), dict(bound.arguments)
 
     if inspect.isclass(kept):
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
