@@ -132,14 +132,16 @@ def test_a_reason_quoting_code_a_todo_went_into_reads_the_same_on_a_second_run()
     assert refactors.upgrade_code(once).code == once
 
 
-def test_a_reason_left_for_code_the_run_converts_reads_the_same_on_a_second_run() -> None:
-    # PaddleNLP ACL2018-DAM (release/1.6): between set_gradient_clip and minimize, a call the first run
-    # converts (`fluid.default_main_program()`) must read as making no parameter in its 2.x form too
+def test_a_clip_that_cannot_move_keeps_its_rule_and_a_second_run_changes_nothing() -> None:
+    # PaddleNLP ACL2018-DAM (release/1.6): a second optimizer step in the module, which 1.8 clipped too,
+    # so the clip cannot become one optimizer's grad_clip=; the call keeps 1.8's rule
     source = ("import paddle.fluid as fluid\n\n\ndef train(loss, other):\n"
               "    fluid.clip.set_gradient_clip(clip=fluid.clip.GradientClipByValue(max=1.0, min=-1.0))\n"
               "    test_program = fluid.default_main_program().clone(for_test=True)\n"
               "    optimizer = fluid.optimizer.Adam(learning_rate=0.1)\n    optimizer.minimize(loss)\n"
               "    fluid.optimizer.SGD(learning_rate=0.1).minimize(other)\n")
-    once = refactors.upgrade_code(source).code
-    assert "another optimizer step in the module" in once
-    assert refactors.upgrade_code(once).code == once
+    result = refactors.upgrade_code(source)
+    assert "    paddle.nn.clip.set_gradient_clip(clip=paddle.nn.ClipGradByValue(max=1.0, min=-1.0))\n" in result.code
+    assert "grad_clip" not in result.code and "fluid" not in result.code
+    assert any("another optimizer step in the module" in f.message for f in result.findings)
+    assert refactors.upgrade_code(result.code).code == result.code

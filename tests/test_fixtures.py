@@ -92,7 +92,7 @@ def _newer_than(version: str) -> set:
     """2.x names (and their modules) the table's entries with `since` emit, when that release is later
     than `version`."""
     from api_mapping.schema import version_tuple
-    from refactors.transformers import lr_in_program, roi_counts, shapes
+    from refactors.transformers import gradient_clip, lr_in_program, roi_counts, shapes
 
     targets = {e.update_to for e in refactors.table().entries.values()
                if e.since and e.update_to and not e.targets_exist_in(version)}
@@ -102,6 +102,8 @@ def _newer_than(version: str) -> set:
         targets.add(shapes.ATLEAST_1D)
     if version_tuple(version) < version_tuple(roi_counts.SINCE):  # RoI pooling over counts per image
         targets |= set(roi_counts.TARGETS)
+    if version_tuple(version) < version_tuple(gradient_clip.KEPT_SINCE):  # 1.8's clip rule, kept
+        targets.add(gradient_clip.KEPT)
     return {".".join(t.split(".")[:end]) for t in targets for end in range(2, t.count(".") + 2)}
 
 

@@ -22,7 +22,9 @@ exiting never reaches `minimize`, so what it runs does not count), in statements
 copies the parameters for weight decay there). The statement goes, and `grad_clip=<clip>` joins each
 optimizer's arguments. An optimizer made before the call in the same block (one statement) takes it
 alike, provided nothing in between rebinds what the clip reads (it is then evaluated there). Otherwise
-the call is left for review, with the reason.
+the call becomes `paddle.nn.clip.set_gradient_clip` (Paddle >= 2.5 keeps 1.8's function and the step of
+`minimize` that reads it, with the same rule, on the legacy-IR programs converted static code builds),
+and the finding says why it could not move.
 """
 from __future__ import annotations
 
@@ -66,6 +68,7 @@ _BUILTINS = ("print", "len", "int", "float", "str", "bool", "range", "isinstance
              "AssertionError")
 # Methods of 1.8's Program and Block (framework.py) that return what the program holds and make nothing.
 _PROGRAM_READS = ("global_block", "current_block", "all_parameters", "iter_parameters", "list_vars", "has_var")
+KEPT, KEPT_SINCE = "paddle.nn.clip.set_gradient_clip", "2.5"
 _BRANCHES = (cst.If, cst.For, cst.While)  # compound statements whose every part runs or not as a whole
 # the optimizer statements that take the clip, the statement that minimizes, and what runs in between
 _Found = Tuple[List[cst.SimpleStatementLine], cst.SimpleStatementLine, List[cst.CSTNode]]
@@ -73,6 +76,25 @@ _Found = Tuple[List[cst.SimpleStatementLine], cst.SimpleStatementLine, List[cst.
 
 @register("set_gradient_clip", reads=(SCOPE,))  # the block after the call: the optimizer and its minimize
 def set_gradient_clip(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    try:
+        return _moved_to_optimizer(ctx, site, node)
+    except NeedsReview as why:
+        return _kept(ctx, site, node, str(why))
+
+
+def _kept(ctx: Context, site: Site, node: cst.Call, why: str) -> cst.BaseExpression:
+    """Paddle 2.5 moved 1.8's function to `paddle.nn.clip` with its rule (a copy of the clip on each
+    parameter, used by a `minimize` without grad_clip when every parameter with a gradient has one), on
+    the legacy-IR programs converted static code builds (`runtime_shim.enable_static`): the call keeps
+    the 1.8 meaning wherever it is, only not in the 2.0 form."""
+    new = emit.finish(ctx, site, node, KEPT)
+    ctx.report(site, F.NEWER_PADDLE, "info", F.newer_paddle(site.name, KEPT, KEPT_SINCE), True)
+    site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> {KEPT}, 1.8's rule kept, not grad_clip= "
+                                                         f"of an optimizer: {why}", True)
+    return emit.converted(site, new)
+
+
+def _moved_to_optimizer(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     for name in ("param_list", "program"):
         given = call_args.get(node, name)
         if given is not None and not (isinstance(given.value, cst.Name) and given.value.value == "None"):

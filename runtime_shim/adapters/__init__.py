@@ -9,7 +9,7 @@ Two registries:
   returns what to serve, so new table entries with a known transformer need no new code.
 
 One module per area: `layers` (functional layers), `dygraph_nn` (layer classes), `optimizers`
-(optimizers, learning-rate decays, `set_gradient_clip`), `checkpoint` (save/load), `static` (executors,
+(optimizers, learning-rate decays), `checkpoint` (save/load), `static` (executors,
 programs, persistence), `execution` (guards and modes), `control_flow` (block classes and the 1.8 forms
 of loop ops), `custom_ops` (`load_op_library`), `initializers`, `sequence_lod` (LoD sequence layers and
 `nets.sequence_conv_pool` in legacy-IR programs: delegated to 3.3.1's `paddle.static.nn.sequence_*` where

@@ -21,6 +21,7 @@ KEPT = {
     "paddle.fluid.layers.utils.pack_sequence_as": "paddle.utils.layers_utils.pack_sequence_as",
     "paddle.fluid.layers.utils.is_sequence": "paddle.utils.layers_utils.is_sequence",
     "paddle.fluid.layers.utils.assert_same_structure": "paddle.utils.layers_utils.assert_same_structure",
+    "paddle.fluid.clip.set_gradient_clip": "paddle.nn.clip.set_gradient_clip",  # 1.8's rule (SEMANTICS 30)
     "paddle.fluid.dygraph.layer_object_helper.LayerObjectHelper": "paddle.nn.layer.layers.LayerObjectHelper",
     "paddle.fluid.io.default_collate_fn": "paddle.io.dataloader.collate.default_collate_fn",
     "paddle.fluid.optimizer.LarsMomentum": "paddle.incubate.optimizer.LarsMomentumOptimizer",

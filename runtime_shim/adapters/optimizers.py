@@ -447,8 +447,6 @@ def legacy_optimizer(entry: Any, target: type) -> type:
 
         if self._legacy_lr_var is not None and not paddle.in_dynamic_mode():
             self._learning_rate_map[paddle.static.default_main_program()] = self._legacy_lr_var
-        if self._grad_clip is None and not paddle.in_dynamic_mode():
-            self._grad_clip = _clip_set_on(loss.block.program)
         if self._legacy_decay is not None and paddle.in_dynamic_mode():
             self._legacy_last_lr = _value(self._legacy_decay())  # 1.8: each minimize takes a value and steps
             self.set_lr(self._legacy_last_lr)
@@ -528,46 +526,6 @@ def _adam_with_1_8_epsilon(target: type) -> Callable[..., Any]:
             self._epsilon = epsilon
 
     return _append_optimize_op
-
-
-# ------------------------------------------------------------------------------------------------
-# set_gradient_clip
-
-
-@adapter("paddle.fluid.clip.set_gradient_clip", "the optimizer's grad_clip argument", semantics=(30,))
-def set_gradient_clip(clip: Any, param_list: Any = None, program: Any = None) -> None:
-    """1.8 `clip.set_gradient_clip` (`clip.py:692`, deprecated in 1.8): clip the gradients of `param_list`
-    (every parameter of `program` by default) in the next `minimize` whose optimizer has no `grad_clip`."""
-    import warnings
-
-    import paddle
-
-    warnings.warn("Caution! 'set_gradient_clip' is not recommended and may be deprecated in future! We recommend "
-                  "a new strategy: set 'grad_clip' when initializing the 'optimizer'.")
-    program = program if program is not None else paddle.static.default_main_program()
-    params = param_list if param_list is not None else program.global_block().all_parameters()
-    params = [program.global_block().var(p) if isinstance(p, str) else p for p in params]
-    for param in params:
-        param.gradient_clip_attr = clip
-
-
-def _clip_set_on(program: Any) -> Any:
-    """The clip `set_gradient_clip` gave this program's parameters; the others are left unclipped."""
-    params = program.global_block().all_parameters()
-    clips = {id(p.gradient_clip_attr): p.gradient_clip_attr for p in params
-             if getattr(p, "gradient_clip_attr", None) is not None}
-    if not clips:
-        return None
-    if len(clips) > 1:
-        from runtime_shim.messages import LegacyArgumentError
-
-        raise LegacyArgumentError("set_gradient_clip was called with different clips for different parameters; "
-                                  "a Paddle 3 optimizer applies one grad_clip to all of them. Pass grad_clip to "
-                                  "the optimizer and set need_clip=False on the parameters it must not clip.")
-    for param in params:
-        if getattr(param, "gradient_clip_attr", None) is None:
-            param.need_clip = False
-    return next(iter(clips.values()))
 
 
 def _is_static_variable(value: Any) -> bool:
