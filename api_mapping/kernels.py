@@ -376,6 +376,41 @@ def {name}(input, out_shape=None, scale=None, actual_shape=None, data_format="NC
     return {paddle}.index_select(out, rows(in_w, out_w), axis=w_axis)
 '''
 
+IMG_CONV_GROUP = '''\
+def {name}(
+        input, conv_num_filter, pool_size, conv_padding=1, conv_filter_size=3, conv_act=None, param_attr=None,
+        conv_with_batchnorm=False, conv_batchnorm_drop_rate=0.0, pool_stride=1, pool_type="max", use_cudnn=True):
+    """fluid.nets.img_conv_group of Paddle 1.8 (paddle-upgrade): a conv2d for each of conv_num_filter
+    (padding, filter size, param_attr, batch norm and drop rate given once or one per convolution), with
+    conv_act, or a batch_norm with conv_act and a dropout where the rate is not 0; then one pooling of
+    pool_size and pool_stride without padding. Static programs only, as 1.8's."""
+    assert isinstance(conv_num_filter, (list, tuple))
+    if pool_type not in ("max", "avg"):
+        raise ValueError("Unknown Attr(pool_type): '%s'. It can only be 'max' or 'avg'." % pool_type)
+
+    def each(value):  # 1.8's rule: one value for all, or one per convolution (anything with a len)
+        if not hasattr(value, "__len__"):
+            return [value] * len(conv_num_filter)
+        assert len(value) == len(conv_num_filter)
+        return value
+
+    padding, filter_size, attr = each(conv_padding), each(conv_filter_size), each(param_attr)
+    batchnorm, drop_rate = each(conv_with_batchnorm), each(conv_batchnorm_drop_rate)
+    out = input
+    for i, num_filters in enumerate(conv_num_filter):
+        act = None if batchnorm[i] else conv_act
+        out = {paddle}.static.nn.conv2d(
+            out, num_filters, filter_size[i], padding=padding[i], param_attr=attr[i], act=act, use_cudnn=use_cudnn)
+        if batchnorm[i]:
+            out = {paddle}.static.nn.batch_norm(out, act=conv_act)
+            if abs(drop_rate[i]) > 1e-5:
+                out = {paddle}.nn.functional.dropout(out, drop_rate[i], mode="downscale_in_infer")
+    if pool_type == "max":
+        return {paddle}.nn.functional.max_pool2d(out, pool_size, stride=pool_stride)
+    return {paddle}.nn.functional.avg_pool2d(out, pool_size, stride=pool_stride)
+'''
+
+
 def compiled(template: str, name: str, paddle: Any, numpy: Any, **stdlib: Any) -> Callable[..., Any]:
     """The function `template` defines, named `name`, run with `paddle` and `numpy` as the given objects, and
     each standard-library module it names (`{os}`) as given by keyword.

@@ -5,9 +5,11 @@ Each is what 1.8's `nets.py` built, from the served `fluid.layers` functions (so
 """
 from __future__ import annotations
 
-from typing import Any, List, Sequence
+from typing import Any, Sequence
 
+from api_mapping.kernels import IMG_CONV_GROUP
 from runtime_shim.adapters import adapter
+from runtime_shim.static_ops import kernel
 
 
 def _layer(name: str) -> Any:
@@ -30,38 +32,17 @@ def simple_img_conv_pool(input: Any, num_filters: int, filter_size: Any, pool_si
                             pool_padding=pool_padding, global_pooling=global_pooling, use_cudnn=use_cudnn)
 
 
-def _per_conv(value: Any, count: int) -> List[Any]:
-    if not hasattr(value, "__len__"):
-        return [value] * count
-    if len(value) != count:
-        raise AssertionError(f"{value!r} must give one value per convolution ({count})")
-    return list(value)
-
-
-@adapter("paddle.fluid.nets.img_conv_group", "paddle.nn.Sequential of Conv2D (+ BatchNorm2D, Dropout), then a "
-         "pooling layer")
+@adapter("paddle.fluid.nets.img_conv_group", "paddle.static.nn.conv2d (+ batch_norm, dropout) for each filter "
+         "count, then max_pool2d/avg_pool2d")
 def img_conv_group(input: Any, conv_num_filter: Sequence[int], pool_size: Any, conv_padding: Any = 1,
                    conv_filter_size: Any = 3, conv_act: Any = None, param_attr: Any = None,
                    conv_with_batchnorm: Any = False, conv_batchnorm_drop_rate: Any = 0.0, pool_stride: Any = 1,
                    pool_type: str = "max", use_cudnn: bool = True) -> Any:
     """1.8 `nets.img_conv_group` (`nets.py:139`): convolutions (each optionally batch-normed with `conv_act`
-    after the norm, and dropped out), then one pooling."""
-    if not isinstance(conv_num_filter, (list, tuple)):
-        raise AssertionError("conv_num_filter must be a list or tuple")
-    count = len(conv_num_filter)
-    paddings, sizes = _per_conv(conv_padding, count), _per_conv(conv_filter_size, count)
-    attrs, norms = _per_conv(param_attr, count), _per_conv(conv_with_batchnorm, count)
-    drops = _per_conv(conv_batchnorm_drop_rate, count)
-    out = input
-    for i in range(count):
-        out = _layer("conv2d")(input=out, num_filters=conv_num_filter[i], filter_size=sizes[i], padding=paddings[i],
-                               param_attr=attrs[i], act=None if norms[i] else conv_act, use_cudnn=use_cudnn)
-        if norms[i]:
-            out = _layer("batch_norm")(input=out, act=conv_act)
-            if abs(drops[i]) > 1e-5:
-                out = _layer("dropout")(x=out, dropout_prob=drops[i])
-    return _layer("pool2d")(input=out, pool_size=pool_size, pool_type=pool_type, pool_stride=pool_stride,
-                            use_cudnn=use_cudnn)
+    after the norm, and dropped out), then one pooling. The upgrade's kernel (api_mapping.kernels), run here."""
+    return kernel(IMG_CONV_GROUP, "img_conv_group")(
+        input, conv_num_filter, pool_size, conv_padding, conv_filter_size, conv_act, param_attr,
+        conv_with_batchnorm, conv_batchnorm_drop_rate, pool_stride, pool_type, use_cudnn)
 
 
 @adapter("paddle.fluid.nets.glu", "a, b = paddle.split(input, 2, axis=dim); a * paddle.nn.functional.sigmoid(b)")
