@@ -238,6 +238,7 @@ case("paddle.nn.functional.pad", lambda fn, env: (fn(env.data(IMG), [1, 0, 2, 1]
 case("paddle.nn.functional.interpolate", lambda fn, env: (fn(env.data(IMG), scale_factor=2, mode="nearest"),
                                                           fn(env.data(IMG), size=[3, 4], mode="bilinear")))
 case("paddle.nn.functional.pixel_shuffle", lambda fn, env: fn(env.data(IMG), 2))
+case("paddle.nn.functional.channel_shuffle", lambda fn, env: fn(env.data(IMG), 2))
 case("paddle.nn.functional.temporal_shift", lambda fn, env: fn(env.data(IMG), seg_num=2))
 case("paddle.nn.functional.unfold", lambda fn, env: fn(env.data(IMG), kernel_sizes=[2, 2]))
 case("paddle.nn.functional.affine_grid", lambda fn, env: fn(env.data(np.tile(np.array(
@@ -915,6 +916,55 @@ def _amp(fn: Any) -> None:
         losses = [float(exe.run(main, feed={"x": _TRAIN_X, "y": _TRAIN_Y}, fetch_list=[loss])[0])
                   for _ in range(4)]
     assert losses[-1] < losses[0] * 0.9, losses
+
+
+# 1.8 contrib operators Paddle 3 keeps in paddle.incubate.layers (static only): the values 1.8.5 gives
+# (fixtures/legacy/contrib_layers_static.py)
+_TREE_INFO = np.array([[0, 0, 0, 1, 2], [0, 1, 0, 3, 4], [0, 1, 0, 5, 6], [0, 2, 1, 0, 0], [1, 2, 1, 0, 0],
+                       [2, 2, 2, 0, 0], [3, 2, 2, 0, 0]], dtype="int32")
+case("paddle.incubate.layers.partial_concat", lambda fn, env: fn([env.data(X), env.data(Y)], 1, 2),
+     expect=[np.concatenate([X[:, 1:3], Y[:, 1:3]], axis=1)])
+case("paddle.incubate.layers.partial_sum", lambda fn, env: fn([env.data(X), env.data(Y)], 0, -1), expect=[X + Y])
+case("paddle.incubate.layers.tdm_child", lambda fn, env: fn(
+    env.data(np.array([[0], [2], [3]], "int32")), 7, 2, param_attr=attr(_TREE_INFO)),
+    expect=[[[[0, 0]], [[5, 6]], [[0, 0]]], [[[0, 0]], [[1, 1]], [[0, 0]]]])
+case("paddle.incubate.layers.tdm_sampler", lambda fn, env: fn(
+    env.data(np.array([[0], [3]], "int32")), [0, 1], [2, 4], 4,
+    tree_travel_attr=attr(np.array([[1, 3], [1, 4], [2, 5], [2, 6]], "int32")),
+    tree_layer_attr=attr(np.array([[1], [2], [3], [4], [5], [6]], "int32")),
+    output_positive=True, output_list=False, seed=3, tree_dtype="int32"),
+    expect=[[[1, 3, 5], [2, 6, 3]], [[1, 1, 0], [1, 1, 0]], [[1, 1, 1], [1, 1, 1]]])
+
+
+def _set_gradient_clip(fn: Any) -> None:
+    """`paddle.nn.clip.set_gradient_clip(clip)` before a 2.x optimizer's `minimize` clips as that
+    optimizer's `grad_clip=clip` does (every parameter with a gradient has the clip)."""
+    paddle = _paddle()
+
+    def losses(with_clip: Callable[[], Any]) -> List[float]:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
+            x = paddle.static.data("x", [4, 3], "float32")
+            y = paddle.static.data("y", [4, 1], "float32")
+            loss = paddle.nn.functional.mse_loss(paddle.nn.Linear(3, 1, weight_attr=const(0.1))(x), y)
+            with_clip().minimize(loss)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        with paddle.static.scope_guard(paddle.static.Scope()):
+            exe.run(startup)
+            return [float(np.ravel(exe.run(main, feed={"x": _TRAIN_X, "y": _TRAIN_Y}, fetch_list=[loss])[0])[0])
+                    for _ in range(4)]
+
+    def set_first() -> Any:
+        fn(paddle.nn.ClipGradByValue(0.05))
+        return paddle.optimizer.SGD(learning_rate=0.5)
+
+    clipped = losses(set_first)
+    np.testing.assert_allclose(clipped, losses(lambda: paddle.optimizer.SGD(
+        learning_rate=0.5, grad_clip=paddle.nn.ClipGradByValue(0.05))), rtol=1e-6)
+    assert clipped != losses(lambda: paddle.optimizer.SGD(learning_rate=0.5)), "the clip changed nothing"
+
+
+SCRIPTS["paddle.nn.clip.set_gradient_clip"] = _set_gradient_clip
 
 
 SCRIPTS.update({name: _parameters_counters_profiler for name in (

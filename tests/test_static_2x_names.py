@@ -37,6 +37,7 @@ _CORE = "a class or exception of the C++ core, used by isinstance/except, not ca
 _INFERENCE = "the inference engine runs saved models (saved by the legacy IR in the save_inference_model case)"
 _NUMPY = "a NumPy metric: `update()` takes NumPy arrays fetched from the program"
 _PYTHON = "a pure Python helper (nested structures, names, versions): no operator"
+_FLAGS = "process-wide flags, set and read outside any program"
 
 NOT_IN_A_PROGRAM: Dict[str, str] = {
     "paddle.CPUPlace": _DEVICE, "paddle.CUDAPinnedPlace": _DEVICE, "paddle.CUDAPlace": _DEVICE,
@@ -64,6 +65,8 @@ NOT_IN_A_PROGRAM: Dict[str, str] = {
     "paddle.inference.Config": _INFERENCE,
     "paddle.metric.Auc": _NUMPY, "paddle.metric.Precision": _NUMPY, "paddle.metric.Recall": _NUMPY,
     "paddle.utils.convert_to_list": _PYTHON, "paddle.utils.flatten": _PYTHON, "paddle.utils.map_structure": _PYTHON,
+    "paddle.utils.pack_sequence_as": _PYTHON, "paddle.utils.layers_utils.is_sequence": _PYTHON,
+    "paddle.set_flags": _FLAGS, "paddle.get_flags": _FLAGS,
     "paddle.utils.require_version": _PYTHON, "paddle.utils.unique_name.generate": _PYTHON,
     "paddle.utils.unique_name.guard": _PYTHON, "paddle.utils.unique_name.switch": _PYTHON,
 }
