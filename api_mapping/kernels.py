@@ -411,6 +411,48 @@ def {name}(
 '''
 
 
+# fluid.profiler.reset_profiler where the module does not show the profiler it resets (1.8.5 profiler.py:107).
+PROFILER_RESET = '''\
+def {name}():
+    """1.8's fluid.profiler.reset_profiler (paddle-upgrade): the running paddle.profiler.Profiler is stopped
+    and started again, so that its summary holds only the events after this call; nothing when none runs.
+    1.8's profiler was one for the process; a Profiler is an object of the code that made it, found here
+    among the live objects (Paddle runs one at a time)."""
+    classes = [{paddle}.profiler.Profiler]
+    for cls in classes:
+        classes.extend(cls.__subclasses__())
+    for prof in {gc}.get_referrers(*classes):  # (an instance refers to its class)
+        if isinstance(prof, {paddle}.profiler.Profiler) and prof.record_event is not None:  # started, not stopped
+            prof.stop()
+            prof.start()
+'''
+
+
+# `with fluid.profiler.profiler(state, sorted_key, profile_path):` whose state or sorted_key is known at run time
+# only (1.8.5 profiler.py:129, 196, 253).
+PROFILER_BLOCK = '''\
+@{contextlib}.contextmanager
+def {name}(state, sorted_key=None, profile_path="/tmp/profile"):
+    """1.8's `with fluid.profiler.profiler(state, sorted_key, profile_path):` (paddle-upgrade) on a
+    paddle.profiler.Profiler, which the block gets. As in 1.8, the state is checked before the block, the
+    key after it, and nothing is reported when the block raises. The summary is sorted by sorted_key's
+    2.x key; by CPU total time for None (1.8: the order of first end) and 'calls' (2.x has no count key)."""
+    if state not in ("CPU", "GPU", "All"):
+        raise ValueError("The state must be 'CPU' or 'GPU' or 'All'.")
+    cpu, gpu = {paddle}.profiler.ProfilerTarget.CPU, {paddle}.profiler.ProfilerTarget.GPU
+    targets = {{"CPU": [cpu], "GPU": [cpu, gpu], "All": None}}[state]  # 1.8's GPU state lists host events too
+    prof = {paddle}.profiler.Profiler(targets=targets, on_trace_ready={paddle}.profiler.export_protobuf(profile_path))
+    prof.start()
+    yield prof
+    keys = {{None: "CPUTotal", "default": "CPUTotal", "calls": "CPUTotal", "total": "CPUTotal", "max": "CPUMax",
+            "min": "CPUMin", "ave": "CPUAvg"}}
+    if sorted_key not in keys:  # (before the stop: 1.8's profiler then ran on)
+        raise ValueError("The sorted_key must be None or in 'calls', 'total', 'max', 'min' and 'ave'")
+    prof.stop()
+    prof.summary(sorted_by=getattr({paddle}.profiler.SortedKeys, keys[sorted_key]))
+'''
+
+
 def compiled(template: str, name: str, paddle: Any, numpy: Any, **stdlib: Any) -> Callable[..., Any]:
     """The function `template` defines, named `name`, run with `paddle` and `numpy` as the given objects, and
     each standard-library module it names (`{os}`) as given by keyword.

@@ -14,9 +14,16 @@ the module by `paddle.profiler.Profiler`:
 first Profiler object lives.)
 
 The block runs as before; what changes is the report (the 2.x table has other columns) and the profile's
-file (a directory named `profile_path` holding the protobuf trace): the table's warning says so. Left for
-review: a state, key or tracer option that is not a literal 1.8 accepted, a `sorted_key='calls'` (2.x
-sorts by times only), and an `as name` the block reads (1.8 bound it to None).
+file (a directory named `profile_path` holding the protobuf trace): the table's warning says so. A state
+or key the file does not fix (`profiler.profiler(args.device, sorted_key)`, PaddleSpeech/DeepASR's
+tools/profile.py) is given at run time to a context manager written once into the module
+(`api_mapping.kernels.PROFILER_BLOCK`): it checks them when 1.8 did, the state before the block and the
+key after it (ValueError, with 1.8's messages), makes and starts the same Profiler, gives it to the block,
+and stops it and prints its summary after the block; a run-time key 'calls' sorts by CPU total time,
+which the finding says (checked on 1.8.5 and 3.3.1: fixtures/legacy/profiler_run_time_static.py). Left
+for review: a literal state or key 1.8 did not accept, a literal `sorted_key='calls'` (2.x sorts by times
+only), a tracer option other than a literal 'Default', and an `as name` the block reads (1.8 bound it to
+None).
 
 `with fluid.profiler.cuda_profiler(output_file, output_mode, config):` (`profiler.py:39`) ran the block
 under the CUDA command-line profiler (nvprof), which wrote its CSV or key-value log to `output_file`;
@@ -31,10 +38,11 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
-from refactors import call_args
-from refactors.engine import Context, NeedsReview, Site
+from api_mapping.kernels import PROFILER_BLOCK
+from refactors import call_args, findings as F
+from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.scopes import Scope, descendants, dotted
-from refactors.transformers import emit, register
+from refactors.transformers import emit, module_definitions, register
 from refactors.warning_evidence import report_warning
 
 # 1.8's 'GPU' state lists the operators' host events too (checked on 1.8.5); None: every device there is.
@@ -47,18 +55,46 @@ _BLOCK = "profiler block"  # memo key of a converted block: (its Profiler's name
 @register("profiler_block")
 def profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     stmt = _with_statement(ctx, site)
-    state = emit.value_of(ctx, node, "state")
-    key = emit.value_of(ctx, node, "sorted_key", None)
-    if not isinstance(state, str) or state not in TARGETS:
-        raise NeedsReview(f"state={state!r} is not one 1.8 accepted")
-    if not isinstance(key, (str, type(None))) or key not in KEYS:
-        raise NeedsReview(f"sorted_key={key!r}: 2.x sorts the summary by times only")
     if emit.value_of(ctx, node, "tracer_option", "Default") != "Default":
         raise NeedsReview("tracer_option: 2.x records every operator detail by default; drop it by hand")
+    state, key = (_literal_arg(ctx, node, name) for name in ("state", "sorted_key"))
+    if state is not RUN_TIME and (not isinstance(state, str) or state not in TARGETS):
+        raise NeedsReview(f"state={state!r} is not one 1.8 accepted")
+    if key is not RUN_TIME and (not isinstance(key, (str, type(None))) or key not in KEYS):
+        raise NeedsReview(f"sorted_key={key!r}: 2.x sorts the summary by times only")
+    if state is RUN_TIME or key is RUN_TIME:
+        return _run_time_block(ctx, site, node, stmt)
     prof = block_name(ctx, stmt, site.scope)
     path = call_args.get(node, "profile_path")
-    profiler = new_profiler(ctx, site, TARGETS[state], path.value if path is not None else None)
-    return _profiler_with(ctx, site, stmt, prof, profiler, summary_args(ctx, site, key))
+    profiler = new_profiler(ctx, site, TARGETS[state], path.value if path is not None else None)  # type: ignore
+    summary = cst.SimpleStatementLine([cst.Expr(cst.Call(
+        func=cst.Attribute(cst.Name(prof), cst.Name("summary")), args=summary_args(ctx, site, key)))])  # type: ignore
+    return _profiler_with(ctx, site, stmt, prof, profiler, after=[summary], resets=True)
+
+
+RUN_TIME = object()  # an argument the file does not fix
+
+
+def _literal_arg(ctx: Context, node: cst.Call, name: str) -> object:
+    """The literal value of the argument `name` (None when absent), or RUN_TIME."""
+    found = call_args.get(node, name)
+    if found is None:
+        return None
+    return literal(found.value, ctx) if emit.is_literal(ctx, found.value) else RUN_TIME
+
+
+def _run_time_block(ctx: Context, site: Site, node: cst.Call, stmt: cst.With) -> cst.BaseExpression:
+    """A block whose state or sorted_key the file does not fix: a context manager written into the module
+    takes 1.8's arguments, checks them when 1.8 did and prints the summary (PROFILER_BLOCK)."""
+    if call_args.has_star(node):
+        raise NeedsReview("called with *args/**kwargs")
+    prof = block_name(ctx, stmt, site.scope)
+    name = module_definitions.define_once(ctx, site, "profiler_block", PROFILER_BLOCK, stdlib=("contextlib",))
+    item = call_args.remove(node, "tracer_option").with_changes(func=cst.Name(name))  # ('Default', checked)
+    if _literal_arg(ctx, node, "sorted_key") is RUN_TIME:
+        ctx.report(site, F.API_WARNING, "warning", f"{site.name}: sorted_key is known at run time only: "
+                   "'calls', for which 2.x has no key, sorts the summary by CPU total time", True)
+    return _profiler_with(ctx, site, stmt, prof, item, after=[], resets=True)
 
 
 @register("cuda_profiler_block")
@@ -74,7 +110,8 @@ def cuda_profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExp
     if output is None:
         raise NeedsReview("`output_file` is missing")
     prof = block_name(ctx, stmt, site.scope)
-    return _profiler_with(ctx, site, stmt, prof, new_profiler(ctx, site, ("GPU",), output.value), summary=None)
+    return _profiler_with(ctx, site, stmt, prof, new_profiler(ctx, site, ("GPU",), output.value), after=[],
+                          resets=False)  # (1.8's reset never touched nvprof)
 
 
 def new_profiler(ctx: Context, site: Site, targets: Optional[Tuple[str, ...]],
@@ -133,16 +170,14 @@ def _with_statement(ctx: Context, site: Site) -> cst.With:
 
 
 def _profiler_with(ctx: Context, site: Site, stmt: cst.With, prof: str, profiler: cst.Call,
-                   summary: Optional[List[cst.Arg]]) -> cst.BaseExpression:
-    """The `with` item as the `profiler` bound to `prof`, its summary printed after the block when
-    `summary` (its arguments) is a list, then the Profiler deleted."""
-    after = [] if summary is None else [cst.SimpleStatementLine([cst.Expr(cst.Call(
-        func=cst.Attribute(cst.Name(prof), cst.Name("summary")), args=summary))])]
+                   after: List[cst.SimpleStatementLine], resets: bool) -> cst.BaseExpression:
+    """The `with` item as the `profiler` (an expression giving the Profiler) bound to `prof`, the statements
+    `after` the block, then the Profiler deleted; `resets`: 1.8's reset_profiler reached it."""
     # Paddle keeps one profiler at a time: a later block could not start one while this one lives on.
     ctx.insert_around(stmt, after=[*after, cst.SimpleStatementLine([cst.Del(cst.Name(prof))])])
     ctx.replace(stmt, lambda updated: updated.with_changes(items=[updated.items[0].with_changes(
         asname=cst.AsName(cst.Name(prof)))]))
-    ctx.memo[(_BLOCK, id(stmt))] = (prof, summary is not None)  # summary: a profiler() block
+    ctx.memo[(_BLOCK, id(stmt))] = (prof, resets)
     report_warning(ctx, site)
     ctx.report_newer(site, "paddle.profiler.Profiler")
     return emit.converted(site, profiler)

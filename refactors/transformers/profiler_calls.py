@@ -32,9 +32,9 @@ but in `cuda_profiler` blocks kept apart from the function (`profiler_apart`).
 `reset_profiler()` inside a converted `with profiler.profiler(...)` block of the same scope
 (`profiler_block`) becomes the block's `prof.stop()` + `prof.start()`. A reset in a function that such
 blocks of the module run (through other functions, or opened by a context manager of the module) gets
-their Profiler as a new parameter (`profiler_passed`). A reset anywhere
-else resets a profiler started by code this file does not show (another module): 2.x has no global one
-to reach, so it is left to the shim.
+their Profiler as a new parameter (`profiler_passed`). A reset anywhere else resets a profiler started
+by code this file does not show (another module): it finds the running Profiler itself
+(`profiler_running`), unless the module runs a 1.8 profiler that stays for the shim.
 
 The report changes as the table's warnings say: the 2.x summary's columns, the profile written to a
 directory named profile_path, and a reset writes one trace file more there (the events before it).
@@ -50,7 +50,7 @@ from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, literal
 from refactors.local_values import bound_once, statements
 from refactors.scopes import Scope
-from refactors.transformers import SCOPE, emit, profiler_apart, profiler_passed, register
+from refactors.transformers import SCOPE, emit, profiler_apart, profiler_passed, profiler_running, register
 from refactors.transformers.profiler_block import (KEYS, PROFILE_PATH, TARGETS, new_profiler, open_block_profiler,
                                                    summary_args)
 from refactors.warning_evidence import report_warning
@@ -107,11 +107,12 @@ def _guarded(ctx: Context, site: Site, stmt: cst.SimpleStatementLine, test: str,
 
 
 def _reset_passed(ctx: Context, site: Site, stmt: cst.SimpleStatementLine) -> cst.BaseExpression:
-    """A reset in a function that profiler blocks of the module call: their Profiler is passed to it."""
+    """A reset in a function that profiler blocks of the module call: their Profiler is passed to it; else
+    the running Profiler is found where the reset runs (profiler_running)."""
     try:
         prof = profiler_passed.plan(ctx, site.scope, _family_references(ctx))  # type: ignore[arg-type]
-    except NeedsReview:  # (one reason, the same when the upgraded file is upgraded again)
-        raise NeedsReview(_ELSEWHERE) from None
+    except NeedsReview:
+        return profiler_running.reset(ctx, site, _family_references(ctx))  # type: ignore[arg-type]
     p = cst.Name(prof)
     return _guarded(ctx, site, stmt, f"{prof} is not None", [_method(p, "stop"), _method(p, "start")])
 

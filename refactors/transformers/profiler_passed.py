@@ -44,7 +44,7 @@ from refactors.engine import Context, NeedsReview, literal
 from refactors.local_values import all_statements, statements
 from refactors.scopes import Reference, Scope, descendants, dotted, module_dotted
 from refactors.transformers import callers, emit
-from refactors.transformers.profiler_block import KEYS, TARGETS, block_name, block_converted
+from refactors.transformers.profiler_block import KEYS, RUN_TIME, TARGETS, block_name, block_converted
 
 _FAMILY = "paddle.fluid.profiler."
 RESET, BLOCK, CUDA_BLOCK = (_FAMILY + n for n in ("reset_profiler", "profiler", "cuda_profiler"))
@@ -56,12 +56,12 @@ def plan(ctx: Context, scope: Scope, references: List[Tuple[Reference, str]]) ->
     function = scope.node
     if not isinstance(function, cst.FunctionDef):
         raise NeedsReview("the reset is not in a plain function of the module")
-    blocks = _blocks(ctx, references)
+    found = blocks(ctx, references)
 
     def make() -> str:
-        if not _reached(ctx, function, blocks):
+        if not _reached(ctx, function, found):
             raise NeedsReview("no `with profiler.profiler(...)` block still ahead calls this function")
-        return _param(ctx, function, blocks)
+        return _param(ctx, function, found)
     return ctx.planned(("profiler passed", id(function)), make)  # type: ignore[return-value]
 
 
@@ -123,7 +123,7 @@ _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_
 CONTEXT = "a context manager's profiler block"
 
 
-def _blocks(ctx: Context, references: List[Tuple[Reference, str]]) -> Dict[int, str]:
+def blocks(ctx: Context, references: List[Tuple[Reference, str]]) -> Dict[int, str]:
     """id of each `with` statement whose one item calls profiler()/cuda_profiler() -> that API; NeedsReview
     when the module uses fluid.profiler otherwise than by those and reset statements."""
     items = {id(ref.node): name for ref, name in references if name in (BLOCK, CUDA_BLOCK)}
@@ -154,12 +154,12 @@ def _source(ctx: Context, call: cst.Call, where: Scope, blocks: Dict[int, str]) 
                 around.append((kind, stmt))
     if len(around) > 1:
         raise NeedsReview("profiler blocks nested in each other")
-    if around and around[0][0] == BLOCK and not _converted(ctx, around[0][1]):
+    if around and around[0][0] == BLOCK and not converted(ctx, around[0][1]):
         raise NeedsReview("a profiler block calling this function stays as it is")
     return around[0] if around else None
 
 
-def _converted(ctx: Context, block: cst.With) -> bool:
+def converted(ctx: Context, block: cst.With) -> bool:
     """Whether profiler_block converts (or converted) this `profiler(...)` block."""
     return block_converted(ctx, block) if id(block) in ctx.left else _converts(ctx, block)
 
@@ -186,7 +186,7 @@ def _entered(ctx: Context, stmt: cst.With, where: Scope,
                           "block otherwise than in its own code")
     if not _is_context_manager(ctx, manager):
         raise NeedsReview("a function with a profiler block around its call is no @contextlib.contextmanager")
-    if len(inner) != 1 or blocks[id(inner[0])] != BLOCK or not _converted(ctx, inner[0]):
+    if len(inner) != 1 or blocks[id(inner[0])] != BLOCK or not converted(ctx, inner[0]):
         raise NeedsReview("the context manager around the call has other profiler blocks, or one that stays")
     yields = [n for n in descendants(manager.body) if isinstance(n, (cst.Yield, cst.FunctionDef, cst.Lambda))]
     bare = {id(line.body[0].value) for line in statements(manager) if isinstance(line, cst.SimpleStatementLine)
@@ -301,11 +301,10 @@ def _converts(ctx: Context, block: cst.With) -> bool:
         given[arg.keyword.value if arg.keyword is not None else params[i]] = arg.value
     values = {}
     for name in ("state", "sorted_key", "tracer_option"):
-        if name in given and not emit.is_literal(ctx, given[name]):
-            return False
-        values[name] = literal(given[name], ctx) if name in given else None
-    return values["state"] in TARGETS and values["sorted_key"] in KEYS \
-        and values["tracer_option"] in (None, "Default")
+        known = name not in given or emit.is_literal(ctx, given[name])
+        values[name] = (literal(given[name], ctx) if name in given else None) if known else RUN_TIME
+    return values["state"] in (*TARGETS, RUN_TIME) and values["sorted_key"] in (*KEYS, RUN_TIME) \
+        and values["tracer_option"] in (None, "Default")  # (one known at run time: PROFILER_BLOCK)
 
 
 def _with_param(function: cst.FunctionDef, name: str) -> cst.FunctionDef:

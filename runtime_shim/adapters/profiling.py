@@ -59,8 +59,13 @@ def stop_profiler(sorted_key: Optional[str] = None, profile_path: str = "/tmp/pr
 
 @adapter("paddle.fluid.profiler.reset_profiler", _REPLACEMENT)
 def reset_profiler() -> None:
-    """1.8 `profiler.reset_profiler`: forget what was recorded so far."""
+    """1.8 `profiler.reset_profiler`: forget what was recorded so far; in a program whose upgraded modules
+    run a `paddle.profiler.Profiler`, that one's events too (1.8's profiler was one for the process)."""
+    from api_mapping.kernels import PROFILER_RESET
+    from runtime_shim.static_ops import plain_kernel
+
     _core().reset_profiler()
+    plain_kernel(PROFILER_RESET, "reset_profiler", "gc")()
 
 
 @adapter("paddle.fluid.profiler.profiler", _REPLACEMENT)
