@@ -57,6 +57,7 @@ def profiler_block(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpressi
     stmt = _with_statement(ctx, site)
     if emit.value_of(ctx, node, "tracer_option", "Default") != "Default":
         raise NeedsReview("tracer_option: 2.x records every operator detail by default; drop it by hand")
+    emit.required(node, "state")
     state, key = (_literal_arg(ctx, node, name) for name in ("state", "sorted_key"))
     if state is not RUN_TIME and (not isinstance(state, str) or state not in TARGETS):
         raise NeedsReview(f"state={state!r} is not one 1.8 accepted")
