@@ -3,7 +3,9 @@ block without CUDA.
 
 1.8.5 prints `thread0::scale  2 ...` for RESET_SOURCE (checked): the reset at the fourth of five runs
 drops the three before it. The upgraded `prof.stop()` + `prof.start()` leaves the same count in 3.x's
-summary.
+summary; so does the function that finds the running Profiler, called from a module the block does not
+show (PaddleCV/gan's trainers), or in a block whose state is known at run time (PaddleSpeech/DeepASR), and
+the shim's reset in a module left to it.
 
 1.8.5's CPU build raises AttributeError in `cuda_profiler` (no `core.nvprof_init`), so no legacy program
 with a 1.8.5 golden can run that block (fixtures/legacy/profiler_reset_block_static.py takes its CPU
