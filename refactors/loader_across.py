@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from refactors import loader_reads, loader_receivers, queue_size
+from refactors import branch_facts, loader_reads, loader_receivers, queue_size
 from refactors.cpython import NESTED, bindings, own_nodes
 from refactors.tree_index import TreeIndex, above_packages, dotted_name, file_stat
 
@@ -445,7 +445,8 @@ def _read_by_loops(path: str, module: ast.Module, loops: Sequence[Tuple[ast.AST,
                 found = text_naming(other, name)
                 if found is not None:
                     reads[other] = found
-                    if not _own_function(parsed(other), name) and importable(path, reads):
+                    module = parsed(other)
+                    if not _own_function(module, name) and code_names(module, name) and importable(path, reads):
                         raise loader_reads.Unread(f"`{name}`, which reads the loader, is named in "
                                                   f"{_shown(other, builder)}, which may call it with another loader")
     except loader_reads.Unread as reason:
@@ -631,13 +632,47 @@ def named_elsewhere(index: TreeIndex, name: str,
                     own: Optional[Callable[[Optional[ast.Module], str], bool]] = None) -> bool:
     """Whether another module of the tree around `index.origin` (where its imports look, `modules`) says
     `name` as a word, other than as something of its own (`own(module, name)`; by default a function of its
-    own); each one read is recorded for the content cache."""
+    own) or in its prose alone (`code_names`); each one read is recorded for the content cache."""
     for path in modules(index.origin):
         found = text_naming(path, name)
         if found is not None:
             index.reads[path] = found
-            if not (own or _own_function)(parsed(path), name):
+            module = parsed(path)
+            if not (own or _own_function)(module, name) and code_names(module, name):
                 return True
+    return False
+
+
+# Names through which a module may reach a function by a string that is its name (reflection), or by one
+# holding code.
+_BY_NAME = ("getattr", "hasattr", "vars", "globals", "locals", "__dict__", "import_module", "__import__")
+_BY_CODE = ("eval", "exec", "compile")
+
+
+def code_names(module: Optional[ast.Module], name: str) -> bool:
+    """Whether the code of `module` may name `name` (True when it cannot be parsed): a name, attribute,
+    parameter, keyword, definition or import of it, or where the module reaches things by strings, a string
+    that is it (`getattr`) or says it (`eval`); a string elsewhere (`phase="infer"`) or a comment does not."""
+    if module is None:
+        return True
+    used = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} | \
+        {n.attr for n in ast.walk(module) if isinstance(n, ast.Attribute)}
+    by_name, by_code = bool(used.intersection(_BY_NAME)), bool(used.intersection(_BY_CODE))
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Attribute) and node.attr == name:
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name or \
+                isinstance(node, ast.arg) and node.arg == name or isinstance(node, ast.keyword) and node.arg == name:
+            return True
+        if isinstance(node, ast.alias) and name in (node.name.split(".") + [node.asname, "*"]):
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+        if isinstance(node, ast.ImportFrom) and name in (node.module or "").split("."):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                (by_name and node.value.strip() == name or by_code and _says(node.value, name)):
+            return True
     return False
 
 
@@ -721,7 +756,8 @@ def _set_after(scope: ast.AST, assign: ast.Assign, index: Optional[int], dygraph
         raise Left(f"{where}`{loader}` is global, or used in a nested function or class")
     if not _alone(scope, assign):
         raise Left(f"{where}the call shares its line with another statement")
-    after = _following(scope, assign)
+    stable = branch_facts.stable_cpython(module, scope) if module is not None else lambda test: False
+    after = branch_facts.path_after(scope, assign, stable)
     setter = next((s for s in after if any(isinstance(n, ast.Name) and n.id == loader for n in ast.walk(s))), None)
     kind = setter_kind(setter, loader) if setter is not None else None
     if kind is None or not _alone(scope, setter):
@@ -763,32 +799,6 @@ def _alone(scope: ast.AST, stmt: ast.stmt) -> bool:
     """No other statement of the scope starts on the line of `stmt` (`a; b`, `if c: b`): the upgrade
     rewrites a statement that is a line of its own."""
     return sum(isinstance(n, ast.stmt) and n.lineno == stmt.lineno for n in own_nodes(scope)) == 1
-
-
-def _following(scope: ast.AST, stmt: ast.stmt) -> List[ast.stmt]:
-    """The statements of the scope that run after `stmt`: the rest of its block and, while that block is the
-    body of a `with` (which runs it once: `program_guard`, `unique_name.guard`), those after the `with` in the
-    block around it."""
-    withs = {id(s): w for w in own_nodes(scope) if isinstance(w, (ast.With, ast.AsyncWith)) for s in w.body}
-    found: List[ast.stmt] = []
-    current: Optional[ast.stmt] = stmt
-    while current is not None:
-        block = next(b for b in _blocks(scope) if any(s is current for s in b))
-        found.extend(block[[id(s) for s in block].index(id(current)) + 1:])
-        current = withs.get(id(current))
-    return found
-
-
-def _blocks(node: ast.AST) -> Iterator[List[ast.stmt]]:
-    for child in [node] + list(own_nodes(node)):
-        for name in ("body", "orelse", "finalbody"):
-            block = getattr(child, name, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                yield block
-        for handler in getattr(child, "handlers", ()):
-            yield handler.body
-        for case in getattr(child, "cases", ()):
-            yield case.body
 
 
 def setter_kind(stmt: ast.stmt, loader: str) -> Optional[str]:

@@ -12,7 +12,7 @@ from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from refactors.scopes import Scope
+from refactors.scopes import Scope, descendants
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
@@ -171,3 +171,39 @@ def binding_statements(scope: Scope, name: str) -> Optional[List[Tuple[cst.BaseS
                 found.extend((small, None) for alias in small.names
                              if (alias.evaluated_alias or alias.evaluated_name) == name)
     return found if len(found) == len(scope.bindings.get(name, ())) else None
+
+
+def changes(stmt: cst.CSTNode, names: Set[str]) -> Optional[str]:
+    """A name of `names` that `stmt` may rebind or change (bound, or the receiver of a method call or
+    an item/attribute assignment), else None."""
+    for node in descendants(stmt):
+        target = None
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            target = node.target
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            target = node.target
+        elif isinstance(node, (cst.AsName, cst.NamedExpr)):
+            target = node.name if isinstance(node, cst.AsName) else node.target
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            target = node.name
+        elif isinstance(node, cst.Del):
+            target = node.target
+        elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                while isinstance(bound, cst.Attribute):  # (`import a.b` binds `a`)
+                    bound = bound.value
+                if isinstance(bound, cst.Name) and bound.value in names:
+                    return bound.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            target = node.func.value
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            found = [n.name.value for n in node.names if n.name.value in names]
+            if found:
+                return found[0]
+        while isinstance(target, (cst.Subscript, cst.Attribute)):
+            target = target.value
+        for name in names_in(target) if target is not None else ():
+            if name in names:
+                return name
+    return None

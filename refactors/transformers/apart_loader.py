@@ -27,12 +27,13 @@ variables' dtypes, which the setter cannot see.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
-from typing import Callable, FrozenSet, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
-from refactors import call_args, loader_across
+from refactors import branch_facts, call_args, loader_across
 from refactors.engine import Context, NeedsReview
 from refactors.scopes import Scope, descendants
 
@@ -40,7 +41,9 @@ _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _LATER = (cst.Lambda, cst.GeneratorExp)  # code in a statement that may run after it
 # What the name holds on one path: not bound yet, 1.8's loader without a source, or with one.
 UNBOUND, BUILT, SET = "unbound", "built", "set"
-States = FrozenSet[str]
+# The paths reaching a point, by what the name holds, each with what the `if` tests taken on all of them
+# tell (refactors.branch_facts); None where no path goes on.
+States = Dict[str, branch_facts.Facts]
 
 
 @dataclass
@@ -56,12 +59,15 @@ class _OtherShape(Exception):
 @dataclass
 class _Flow:
     """Follows what `loader` holds along every path through a scope's own code (structured: `if`
-    branches join, a loop or `try` may run any part, so nothing there may build or set it)."""
+    branches join, a loop or `try` may run any part, so nothing there may build or set it). A path knows
+    the conditions of the `if`s it took (refactors.branch_facts), so an `if` whose test is one of them goes
+    the same way: built and set under `if args.do_train:` each, the loader is read there with its source."""
 
     loader: str
     setter_of: Callable[[cst.CSTNode], Optional[cst.Call]]
     is_build: Callable[[cst.Assign], bool]
     allowed: FrozenSet[int] = frozenset()  # ids of attribute uses (`loader.start`) another check takes care of
+    stable: Callable[[ast.AST], bool] = lambda test: False  # conditions that only the scope's code changes
     builds: List[cst.SimpleStatementLine] = field(default_factory=list)
     setters: List[Tuple[cst.SimpleStatementLine, cst.Call]] = field(default_factory=list)
 
@@ -69,7 +75,7 @@ class _Flow:
         """The states after the statements of `body` from `states` (None: no path goes on); `fixed` in a
         loop or `try`, where the name may not change."""
         if isinstance(body, cst.SimpleStatementSuite):  # `if x: a; b` on one line: no build or setter taken there
-            return self.simple(body, states, True)
+            return self.simple(body, states, True) if states is not None else None
         for stmt in body.body if isinstance(body, cst.IndentedBlock) else body:
             if states is None:
                 return None
@@ -81,23 +87,43 @@ class _Flow:
             if self._uses(stmt):
                 raise NeedsReview(f"`{self.loader}` is used in a nested function or class, so when it is read is "
                                   f"not in sight")
-            return states
+            return _forget(states, stmt)
         if isinstance(stmt, cst.SimpleStatementLine):
             return self.simple(stmt, states, fixed)
-        self.read(self._header_uses(stmt), states)
         if isinstance(stmt, cst.If):
-            after, node = [], stmt
-            while isinstance(node, cst.If):
-                after.append(self.block(node.body, states, fixed))
-                node = node.orelse
-            after.append(self.block(node.body, states, fixed) if node is not None else states)
-            ends = [a for a in after if a is not None]
-            return frozenset().union(*ends) if ends else None
+            return self.branches(stmt, states, fixed)
+        self.read(self._header_uses(stmt), states)
         if isinstance(stmt, cst.With):
-            return self.block(stmt.body, states, fixed)
-        for inner in _inner_blocks(stmt):  # a loop, `try` or `match`: any part may run, any number of times
+            return self.block(stmt.body, _forget(states, *(item for item in stmt.items)), fixed)
+        states = _forget(states, stmt)  # a loop, `try` or `match`: any part may run, any number of times
+        for inner in _inner_blocks(stmt):
             self.block(inner, states, True)
         return states
+
+    def branches(self, stmt: cst.If, states: States, fixed: bool) -> Optional[States]:
+        """An `if` with its `elif`s and `else`: each branch from the paths its test lets in."""
+        after: List[Optional[States]] = []
+        node: Optional[cst.CSTNode] = stmt
+        while isinstance(node, cst.If):
+            self.read(self._uses(node.test), states)
+            states = _forget(states, node.test)
+            test = branch_facts.parsed_test(node.test)
+            after.append(self.block(node.body, self.assume(states, test, True), fixed))
+            states = self.assume(states, test, False)
+            node = node.orelse
+            if states is None:
+                break
+        if states is not None:
+            after.append(self.block(node.body, states, fixed) if node is not None else states)
+        return _join(*after)
+
+    def assume(self, states: Optional[States], test: Optional[ast.AST], truth: bool) -> Optional[States]:
+        """The paths of `states` on which `test` may be `truth`, knowing it is."""
+        if states is None or test is None:
+            return states
+        kept = {kind: facts | branch_facts.learned(test, truth, self.stable) for kind, facts in states.items()
+                if branch_facts.decided(test, facts) in (None, truth)}
+        return kept or None
 
     def simple(self, stmt: cst.CSTNode, states: States, fixed: bool) -> Optional[States]:
         """A line of small statements (`stmt` a SimpleStatementLine, or a one-line suite)."""
@@ -110,21 +136,21 @@ class _Flow:
                 raise _OtherShape
             self.change(fixed, "built")
             self.builds.append(stmt)  # type: ignore[arg-type]
-            return frozenset([BUILT])
+            return _forget(_as(states, BUILT), stmt)
         setter = self.setter_of(stmt)
         if setter is not None:
             self.change(fixed, "given its data source")
             if SET in states:
                 raise NeedsReview(f"`{self.loader}` may be given a data source twice")
             self.setters.append((stmt, setter))  # type: ignore[arg-type]
-            return frozenset([SET])
+            return _forget(_as(states, SET), stmt)
         if any(self.loader in _bound(t.target) for t in descendants(stmt)
                if isinstance(t, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))):
             raise _OtherShape
         self.read(self._uses(stmt), states)
         if any(isinstance(s, (cst.Return, cst.Raise)) for s in stmt.body):  # type: ignore[attr-defined]
             return None
-        return states
+        return _forget(states, stmt)
 
     def change(self, fixed: bool, what: str) -> None:
         if fixed:
@@ -162,6 +188,28 @@ class _Flow:
         return found
 
 
+def _as(states: States, kind: str) -> States:
+    """Every path of `states` now holding `kind`, knowing what all of them know."""
+    return {kind: frozenset.intersection(*states.values())}
+
+
+def _join(*states: Optional[States]) -> Optional[States]:
+    """The paths of each of `states`: one per kind, knowing what all paths of that kind know."""
+    joined: Dict[str, branch_facts.Facts] = {}
+    for each in states:
+        for kind, facts in (each or {}).items():
+            joined[kind] = joined[kind] & facts if kind in joined else facts
+    return joined or None
+
+
+def _forget(states: States, *nodes: cst.CSTNode) -> States:
+    """`states` without the facts about names one of `nodes` may change."""
+    if not any(states.values()):
+        return states
+    return {kind: branch_facts.forget(facts, lambda names: any(branch_facts.changed_cst(n, names) for n in nodes))
+            for kind, facts in states.items()}
+
+
 def _inner_blocks(stmt: cst.BaseCompoundStatement) -> Iterator[cst.BaseSuite]:
     if not isinstance(stmt, cst.Match):
         yield stmt.body
@@ -196,14 +244,28 @@ def plan(scope: Scope, loader: str, setter_of: Callable[[cst.CSTNode], Optional[
     uses `allowed` (ids) are read as the name is."""
     if scope.is_class or loader in scope.globals or loader in scope.nonlocals:
         return None
-    flow = _Flow(loader, setter_of, is_build, allowed)
+    module = scope
+    while module.parent is not None:
+        module = module.parent
+    flow = _Flow(loader, setter_of, is_build, allowed, _lazy(lambda: branch_facts.stable_cst(module.node, scope.node)))
     try:
-        flow.block(scope.node.body, frozenset([UNBOUND]), False)
+        flow.block(scope.node.body, {UNBOUND: branch_facts.NONE}, False)
     except _OtherShape:
         return None
     if not flow.builds or not flow.setters or len(flow.builds) != len(scope.bindings.get(loader, ())):
         return None
     return Plan(flow.builds, flow.setters)
+
+
+def _lazy(make: Callable[[], Callable[[ast.AST], bool]]) -> Callable[[ast.AST], bool]:
+    """`make()`'s test, made at its first use (it reads the whole module)."""
+    made: List[Callable[[ast.AST], bool]] = []
+
+    def test(node: ast.AST) -> bool:
+        if not made:
+            made.append(make())
+        return made[0](node)
+    return test
 
 
 def check_build(ctx: Context, call: cst.Call, dygraph: bool, value_of, iterable: bool = True) -> None:

@@ -70,7 +70,7 @@ from api_mapping.modes import LEGACY_STATIC_ON, STATIC_ON
 from refactors import call_args, kept_comments, loader_across, loader_receivers, queue_size
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
-from refactors.local_values import assigned_name, bound_once, names_in, statements
+from refactors.local_values import assigned_name, bound_once, changes, names_in, statements
 from refactors.scopes import Scope, descendants
 from refactors.transformers import (SCOPE, apart_loader, callers, data_feeder, emit, kept_loader, loader_readers,
                                    module_definitions, reading_loop, register)
@@ -136,35 +136,6 @@ def setter_call(stmt: cst.BaseStatement, loader: str, setters: Setters) -> Optio
                 isinstance(call.func.value, cst.Name) and call.func.value.value == loader and \
                 call.func.attr.value in setters:
             return call
-    return None
-
-
-def changes(stmt: cst.CSTNode, names: Set[str]) -> Optional[str]:
-    """A name of `names` that `stmt` may rebind or change (bound, or the receiver of a method call or
-    an item/attribute assignment), else None."""
-    for node in descendants(stmt):
-        target = None
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
-            target = node.target
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            target = node.target
-        elif isinstance(node, (cst.AsName, cst.NamedExpr)):
-            target = node.name if isinstance(node, cst.AsName) else node.target
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            target = node.name
-        elif isinstance(node, cst.Del):
-            target = node.target
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            target = node.func.value
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
-            found = [n.name.value for n in node.names if n.name.value in names]
-            if found:
-                return found[0]
-        while isinstance(target, (cst.Subscript, cst.Attribute)):
-            target = target.value
-        for name in names_in(target) if target is not None else ():
-            if name in names:
-                return name
     return None
 
 
@@ -713,6 +684,11 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
         plans.append((caller, found, scope))
     if readers is not None:
         loader_readers.check_passed(ctx, site, readers)
+        index = ctx.other_modules
+        if index is not None and callers.named_elsewhere(ctx, function.name.value) and \
+                loader_across.importable(index.origin, index.reads):
+            raise NeedsReview(f"`{function.name.value}` is named in another module of the tree that may import this "
+                              f"one, and may use the loader it returns otherwise")
     else:
         _read_alike(ctx, lambda tree, path, source, returned: loader_receivers.check_callers(
             tree, function.name.value, index, lambda caller: _is_setter(caller, setters), path, source, returned))

@@ -23,7 +23,7 @@ import libcst as cst
 from refactors import findings as F
 from refactors import loader_across, queue_size
 from refactors.engine import Context, NeedsReview, Site
-from refactors.local_values import names_in
+from refactors.local_values import statements
 from refactors.scopes import ImportBinding, descendants
 from refactors.transformers import generator_loader, loader_readers
 
@@ -57,12 +57,11 @@ def plan(ctx: Context) -> None:
         return
     ctx.reads(ctx.module, words=tuple({n for n, _ in callees}) + tuple(loader_across.SETTERS))
     found = []
-    withs = {id(s): w for w in descendants(ctx.module) if isinstance(w, cst.With) and
-             isinstance(w.body, cst.IndentedBlock) for s in w.body.body}
-    for block in _blocks(ctx.module):
-        for index, stmt in enumerate(block):
+    for scope in (ctx.module, *(n for n in descendants(ctx.module) if isinstance(n, cst.FunctionDef))):
+        own = list(statements(scope))
+        for stmt in own:
             called = _called(stmt, callees)
-            made = _setter_of(ctx, _following(ctx.module, stmt, withs), *called) if called is not None else None
+            made = _setter_of(ctx, own, *called) if called is not None else None
             if made is not None:
                 found.append(made)
     read = [made for made in found if made.loader in made.loops]
@@ -148,26 +147,6 @@ def _modules_imported(ctx: Context, tree: ast.Module, origin: str) -> List[str]:
     return found
 
 
-def _following(module: cst.Module, stmt: cst.CSTNode, withs) -> List[cst.CSTNode]:
-    """The statements after `stmt` in its block and, while that block is the body of a `with` (`withs`: id of
-    a statement -> the `with` whose body holds it), after the `with` in the block around it (as the plan,
-    loader_across._following)."""
-    found: List[cst.CSTNode] = []
-    current = stmt
-    while current is not None:
-        block = next(b for b in _blocks(module) if any(s is current for s in b))
-        found.extend(block[[id(s) for s in block].index(id(current)) + 1:])
-        current = withs.get(id(current))
-    return found
-
-
-def _blocks(module: cst.Module):
-    yield module.body
-    for node in descendants(module):
-        if isinstance(node, cst.IndentedBlock):
-            yield node.body
-
-
 def _called(stmt: cst.CSTNode, callees) -> Optional[Tuple[loader_across.Across, str, Tuple[str, ...], cst.Assign]]:
     """(plan, function, the loaders read by loops, assignment) when `stmt` assigns a call of a planned
     function."""
@@ -194,17 +173,20 @@ def _left(ctx: Context, made: _Made, reason: str) -> None:
     ctx.replace(made.setter, report)
 
 
-def _setter_of(ctx: Context, after, found: loader_across.Across, function: str, loops: Tuple[str, ...],
-               assign: cst.Assign) -> Optional[_Made]:
-    """The loader `assign` binds, with the setter after it that makes it (the plan saw the same statements)."""
+def _setter_of(ctx: Context, own: List[cst.BaseStatement], found: loader_across.Across, function: str,
+               loops: Tuple[str, ...], assign: cst.Assign) -> Optional[_Made]:
+    """The loader `assign` binds, with the setter that makes it: the one statement of the scope's own code
+    (`own`) that sets the source of that name, which the plan found on every path from the call (through
+    `with` blocks and `if`s whose tests it decides: loader_across._set_after) and allowed nowhere else."""
     target = assign.targets[0].target
     if found.index is not None:
         target = target.elements[found.index].value  # type: ignore[attr-defined]
     loader = target.value  # type: ignore[attr-defined]
-    setter = next((s for s in after if loader in names_in(s)), None)
-    call = generator_loader.setter_call(setter, loader, generator_loader.SETTERS) if setter is not None else None
-    if call is None:
+    setters = [(s, c) for s in own for c in [generator_loader.setter_call(s, loader, generator_loader.SETTERS)]
+               if c is not None]
+    if len(setters) != 1:
         return None  # (a caller the plan took in its 2.x form: made already)
+    setter, call = setters[0]
     ref = ctx.resolver.chains.get(id(call.func))
     scope = ref.scope if ref is not None else ctx.resolver.module_scope
     entry = next(e for e in ctx.table.entries.values() if e.transformer == "from_generator")  # (its 1.8 name)
