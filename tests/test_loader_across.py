@@ -359,6 +359,44 @@ def test_left_where_a_use_comes_between_the_with_and_the_setter(between: str, re
     assert "GeneratorBatches" not in _upgrade(tmp_path / "train.py").code
 
 
+# built, set and read under one flag, each time in an `if` of its own (BERT's run_classifier.py `args.do_train`)
+FLAGGED = ("    if flags.train:\n        with fluid.program_guard(fluid.Program()):\n"
+           "            loader, loss = create_model()\n{between}"
+           "    if flags.{setter_flag}:\n        loader.set_batch_generator(batches)\n"
+           "    if flags.train:\n        evaluate(exe, loader)\n")
+
+
+def _flagged(tmp_path: Path, between: str = "", setter_flag: str = "train", other: str = "") -> None:
+    body = FLAGGED.format(between=between, setter_flag=setter_flag)
+    text = READ_CALLER.format(loop=LOOP.rstrip("\n"), body=body).replace(READ_SET, "") + other
+    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": text})
+
+
+def test_a_loader_built_set_and_read_under_one_flag_is_made_where_it_is_set(tmp_path: Path) -> None:
+    _flagged(tmp_path, between="    print(flags.train)\n")
+    model, train = _upgrade(tmp_path / "model.py"), _upgrade(tmp_path / "train.py")
+    assert not [f for f in model.findings + train.findings if not f.fixed]
+    assert "functools.partial(paddle.io.DataLoader" in model.code
+    assert "    if flags.train:\n        loader = loader(GeneratorBatches(batches, samples=False))\n" in train.code
+    assert "for batch in loader:" in train.code
+
+
+@pytest.mark.parametrize("between, setter_flag, other", [
+    pytest.param("    flags.train = not flags.train\n", "train", "", id="flag-assigned-between"),
+    pytest.param("    flags = None\n", "train", "", id="name-rebound-between"),
+    pytest.param("", "test", "", id="another-flag"),
+    pytest.param("    reset(flags)\n", "train", "\n\ndef reset(flags):\n    flags.train = False\n",
+                 id="flag-assigned-by-a-function-of-the-module"),
+    pytest.param("", "train", "\n\ndef declare():\n    global flags\n    flags = None\n", id="flags-global-elsewhere"),
+])
+def test_a_loader_under_a_flag_is_left_where_the_setter_may_not_follow_the_build(between: str, setter_flag: str,
+                                                                                  other: str, tmp_path: Path) -> None:
+    _flagged(tmp_path, between, setter_flag, other)
+    left = [f.message for f in _upgrade(tmp_path / "model.py").findings if not f.fixed]
+    assert len(left) == 1 and "is not given its data source by the first statement after the call" in left[0], left
+    assert "GeneratorBatches" not in _upgrade(tmp_path / "train.py").code
+
+
 @pytest.mark.parametrize("loop, body, reason", READ_LEFT)
 def test_a_loader_the_program_reads_is_left_where_a_read_is_not_a_reading_loop(loop: str, body: str, reason: str,
                                                                                 tmp_path: Path) -> None:
