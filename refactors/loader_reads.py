@@ -79,7 +79,7 @@ def in_scope(scope: ast.AST, loader: str, setter: ast.stmt, module: ast.Module,
     """The functions of the module a caller's scope passes the loader to (name -> it, its parameter that
     gets it), when every use of `loader` there after its `setter` is a reading loop or such a pass (the
     binding and the setter being the others); else Unread."""
-    loops = _loops(scope, loader, setter.lineno, module, resolve)
+    loops = _loops(scope, loader, setter.lineno, module, resolve, True)
     passed: Dict[str, Tuple[ast.FunctionDef, str]] = {}
     count = 0
     for node in own_nodes(scope):
@@ -105,7 +105,7 @@ def in_function(function: ast.FunctionDef, param: str, module: ast.Module, resol
     if bindings(function, param) != 1 or any(isinstance(n, (ast.Global, ast.Nonlocal)) and param in n.names
                                              for n in ast.walk(function)):
         raise Unread(f"`{param}` is rebound in `{function.name}`")
-    loops = _loops(function, param, function.lineno, module, resolve)
+    loops = _loops(function, param, function.lineno, module, resolve, False)
     if sum(isinstance(n, ast.Name) and n.id == param for n in ast.walk(function)) != \
             loops + len(queue_size.names(function, param)):
         raise Unread(f"`{function.name}` uses `{param}` other than in the loops that read it")
@@ -178,9 +178,10 @@ def _method(stmt: ast.AST, loader: str, method: str) -> bool:
         isinstance(call.func.value, ast.Name) and call.func.value.id == loader
 
 
-def _loops(scope: ast.AST, loader: str, after: int, module: ast.Module, resolve: Resolve) -> int:
+def _loops(scope: ast.AST, loader: str, after: int, module: ast.Module, resolve: Resolve, returns: bool) -> int:
     """How many names of `loader` the scope's reading loops use (each `start()` after line `after` opening
-    one of the shapes taken, and every `start`/`reset` of it in one); Unread otherwise."""
+    one of the shapes taken, and every `start`/`reset` of it in one); Unread otherwise. `returns`: the scope
+    holds the loader (not a parameter), so a loop may `return` (reading_loop's `_leaves_early`)."""
     uses = {id(n) for n in own_nodes(scope) if isinstance(n, ast.Attribute) and n.attr in READ and
             isinstance(n.value, ast.Name) and n.value.id == loader}
     covered: Set[int] = set()
@@ -198,14 +199,14 @@ def _loops(scope: ast.AST, loader: str, after: int, module: ast.Module, resolve:
             if not alone(stmt):
                 raise Unread(f"`{loader}.start()` shares its line with another statement")
             covered.add(id(stmt.value.func))  # type: ignore[attr-defined]
-            covered.add(_loop(scope, block, index, loader, module, resolve, alone))
+            covered.add(_loop(scope, block, index, loader, module, resolve, alone, returns))
     if uses - covered:
         raise Unread(f"`{loader}.start()` or `reset()` is called apart from a loop that reads it")
     return len(uses)
 
 
 def _loop(scope: ast.AST, block: Sequence[ast.stmt], index: int, loader: str, module: ast.Module,
-          resolve: Resolve, alone: Alone) -> int:
+          resolve: Resolve, alone: Alone, returns: bool) -> int:
     """The id of the `reset` attribute of the loop `block[index]` (`start()`) opens; Unread unless it has
     one of the shapes taken."""
     start = block[index]
@@ -213,7 +214,7 @@ def _loop(scope: ast.AST, block: Sequence[ast.stmt], index: int, loader: str, mo
     if around is None and index + 1 < len(block) and isinstance(block[index + 1], ast.Try):
         around = block[index + 1]
     if around is not None and any(h.type is not None and resolve(h.type) in EOF_EXCEPTIONS for h in around.handlers):
-        return _around(around, start, loader, module, resolve, alone)
+        return _around(around, start, loader, module, resolve, alone, returns)
     rest = list(block[index + 1:])
     between = False
     while rest and not isinstance(rest[0], ast.While) and _apart(rest[0], loader):
@@ -230,12 +231,13 @@ def _loop(scope: ast.AST, block: Sequence[ast.stmt], index: int, loader: str, mo
     if not (len(handled) >= 2 and _method(handled[-2], loader, "reset") and isinstance(handled[-1], ast.Break) and
             alone(handled[-2]) and alone(handled[-1])) or any(_names(s, loader) or _leaves(s) for s in handled[:-2]):
         raise Unread(f"the EOFException handler does not end with `{loader}.reset()` then `break`")
+    _left_alike(attempt.body, returns)
     _read_by_one_run(attempt.body, module, alone, between or tested)
     return id(handled[-2].value.func)  # type: ignore[attr-defined]
 
 
 def _around(attempt: ast.Try, start: ast.stmt, loader: str, module: ast.Module, resolve: Resolve,
-            alone: Alone) -> int:
+            alone: Alone, returns: bool) -> int:
     """The second shape: the `try` holds (after `start()`, when that opens it) statements apart from the
     loader, then the `while True:` loop; its one handler catches the EOFException, `reset()` ends it or
     opens the `finally`."""
@@ -264,6 +266,7 @@ def _around(attempt: ast.Try, start: ast.stmt, loader: str, module: ast.Module, 
     if not all(_apart(s, loader) for s in between):
         raise Unread(f"statements between `{loader}.start()` and the loop that reads it name it, run a program or "
                      f"leave")
+    _left_alike(loop.body, returns)  # type: ignore[attr-defined]
     _read_by_one_run(loop.body, module, alone, bool(between))  # type: ignore[attr-defined]
     return id(reset.value.func)  # type: ignore[attr-defined]
 
@@ -302,8 +305,6 @@ def _read_by_one_run(body: Sequence[ast.stmt], module: ast.Module, alone: Alone,
         raise Unread("the run in the reading loop is not a statement of its own")
     if bindings(module, "iter") or bindings(module, "next"):
         raise Unread("`iter` or `next` is rebound in the module")
-    if any(_leaves_loop(s) for s in body):
-        raise Unread("the reading loop is left by break/continue/return before the end of the data")
 
 
 def _endless(loop: Optional[ast.AST]) -> bool:
@@ -334,17 +335,27 @@ def _leaves(stmt: ast.AST) -> bool:
     return any(isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom)) for n in ast.walk(stmt))
 
 
-def _leaves_loop(stmt: ast.AST) -> bool:
-    """A `break`/`continue` of the loop around `stmt`, or a `return`/`yield` anywhere in it."""
-    if any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for n in ast.walk(stmt)):
-        return True
-    stack = [stmt]
+def _left_alike(body: Sequence[ast.stmt], returns: bool) -> None:
+    if _leaves_early(body, returns):
+        raise Unread("the reading loop is left early (by break, yield, or return where the loader was given), after "
+                     "which 1.8 read it again from where its thread had got")
+
+
+def _leaves_early(body: Sequence[ast.stmt], returns: bool) -> bool:
+    """A `yield`, a `break` of the loop whose body is `body`, or unless `returns`, a `return` (reading_loop's
+    `_leaves_early`)."""
+    stack: List[ast.AST] = list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Break, ast.Continue)):
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Break)) or isinstance(node, ast.Return) and not returns:
             return True
+        if isinstance(node, NESTED):
+            continue
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            stack.extend(node.orelse)  # (a nested loop's body keeps its own break/continue)
+            if any(isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and not returns
+                   for n in ast.walk(node)):
+                return True
+            stack.extend(node.orelse)  # (a nested loop's body keeps its own break)
             continue
         stack.extend(ast.iter_child_nodes(node))
     return False

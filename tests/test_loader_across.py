@@ -321,7 +321,9 @@ READ_LEFT = [
     pytest.param(LOOP.replace("            out =", "            exe.run()\n            out ="), EVALUATE,
                  "the reading loop runs 2 programs", id="two-runs"),
     pytest.param(LOOP.replace("        except", "            if out:\n                break\n        except"), EVALUATE,
-                 "left by break/continue/return", id="break-in-the-loop"),
+                 "the reading loop is left early", id="break-in-the-loop"),
+    pytest.param(LOOP.replace("        except", "            if out:\n                return\n        except"), EVALUATE,
+                 "the reading loop is left early", id="return-where-the-loader-was-given"),
     pytest.param(LOOP.replace("fluid.core.EOFException", "Exception"), EVALUATE,
                  "does not catch fluid.core.EOFException alone", id="catches-any-exception"),
     pytest.param(LOOP.replace("            break\n", "            print(1)\n"), EVALUATE,
@@ -395,6 +397,16 @@ def test_a_loader_under_a_flag_is_left_where_the_setter_may_not_follow_the_build
     left = [f.message for f in _upgrade(tmp_path / "model.py").findings if not f.fixed]
     assert len(left) == 1 and "is not given its data source by the first statement after the call" in left[0], left
     assert "GeneratorBatches" not in _upgrade(tmp_path / "train.py").code
+
+
+def test_a_caller_whose_reading_loop_returns_keeps_the_plan(tmp_path: Path) -> None:
+    # BERT's run_classifier.py returns from `main` at its benchmark limit: nothing reads the loader after it
+    body = LOOP.replace("            out =", "            if limit:\n                return\n            out =")
+    _write(tmp_path, {"model.py": READ_BUILDER,
+                      "train.py": READ_CALLER.format(loop=LOOP.rstrip("\n"), body=body + "    limit = 1\n")})
+    model, train = _upgrade(tmp_path / "model.py"), _upgrade(tmp_path / "train.py")
+    assert not [f for f in model.findings + train.findings if not f.fixed]
+    assert "            return\n" in train.code and "next(loader_batches, None)" in train.code
 
 
 @pytest.mark.parametrize("loop, body, reason", READ_LEFT)

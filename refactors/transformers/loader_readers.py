@@ -125,7 +125,7 @@ def check_passed(ctx: Context, site: Site, readers: Readers) -> None:
             raise NeedsReview(f"`{param}` is rebound in `{function.name.value}`")
         here = dataclasses.replace(site, scope=scope)
         uses = read_uses(scope, param)
-        loops = reading_loop.reading_loops(ctx, here, param, function)
+        loops = reading_loop.reading_loops(ctx, here, param, function, owner=False)
         _all_in_loops(param, uses, loops)
         if sum(isinstance(n, cst.Name) and n.value == param for n in descendants(function)) != \
                 1 + len(uses) + len(sizes(ctx, scope, param)):

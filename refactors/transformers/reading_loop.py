@@ -127,6 +127,10 @@ def _block_of(root: cst.CSTNode, stmt: cst.CSTNode) -> Sequence[cst.BaseStatemen
     return ()
 
 
+# Expressions that may not evaluate a part of them (the run must read on each pass: loader_reads' list).
+_SOMETIMES = (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp)
+
+
 def _runs(node: cst.CSTNode) -> List[cst.Call]:
     return [n for n in descendants(node) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
             and n.func.attr.value == "run"]
@@ -145,6 +149,30 @@ def _leaves_loop(body: cst.CSTNode) -> bool:
             if isinstance(node, (cst.For, cst.While)) and child is not node.orelse:
                 # a nested loop's own break/continue stay in it; look only for return/yield there
                 if any(isinstance(n, (cst.Return, cst.Yield)) for n in descendants(child)):
+                    return True
+                continue
+            stack.append(child)
+    return False
+
+
+def _leaves_early(body: cst.CSTNode, returns: bool) -> bool:
+    """The loop body leaves the loop other than where the rewrite does as 1.8 did: by `yield`, `break`, or
+    unless `returns`, `return`. 1.8's loader left started was read again from wherever its thread had got
+    (checked on 1.8.5: batches skipped or twice), a new pass over the 2.x loader from the first batch; a
+    `return` from the scope that holds the loader (`returns`) leaves nothing to read it again. A `continue`
+    goes to the next pass of both."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Yield, cst.Break)) or isinstance(node, cst.Return) and not returns:
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        for child in node.children:
+            if isinstance(node, (cst.For, cst.While)) and child is not node.orelse:
+                # a nested loop's own break stays in it
+                if any(isinstance(n, cst.Yield) or isinstance(n, cst.Return) and not returns
+                       for n in descendants(child)):
                     return True
                 continue
             stack.append(child)
@@ -202,9 +230,9 @@ def _eof_handler(ctx: Context, site: Site, attempt: cst.Try) -> cst.ExceptHandle
 
 
 def _read_by_one_run(ctx: Context, site: Site, block: cst.BaseSuite, between: bool) -> bool:
-    """Whether the loop body `block`, which runs one program (the run that reads, with no feed of its own)
-    and does not leave the loop, is read from `iter(loader)` (`ahead`: statements before the run that ran
-    once more at the end of the data, or `between` start() and the loop); else NeedsReview."""
+    """Whether the loop body `block`, which runs one program on each pass (the run that reads, with no feed of
+    its own, a statement of its own or in one), is read from `iter(loader)` (`ahead`: statements before the
+    run that ran once more at the end of the data, or `between` start() and the loop); else NeedsReview."""
     runs = _runs(block)
     if len(runs) != 1:
         raise NeedsReview(f"the reading loop runs {len(runs)} programs: which of them read the loader is not "
@@ -215,6 +243,9 @@ def _read_by_one_run(ctx: Context, site: Site, block: cst.BaseSuite, between: bo
         raise NeedsReview("the program run in the reading loop is given a feed of its own")
     body = block.body
     index = next(i for i, stmt in enumerate(body) if any(r is run for r in _runs(stmt)))
+    if not isinstance(body[index], cst.SimpleStatementLine) or any(
+            isinstance(n, _SOMETIMES) and any(r is run for r in _runs(n)) for n in descendants(body[index])):
+        raise NeedsReview("the run in the reading loop may not run on every pass")
     ahead = between or not all(_plain_assignment(ctx, stmt) for stmt in body[:index]) or \
         bool(set().union(*(names_in(stmt.body[0].value) for stmt in body[:index])) &  # type: ignore
              bound_names(block))
@@ -223,8 +254,6 @@ def _read_by_one_run(ctx: Context, site: Site, block: cst.BaseSuite, between: bo
                           "data (or run between start() and the loop), and the run is not a statement of its own")
     if ahead and any(ctx.resolver.lookup(name, site.scope) is not None for name in ("iter", "next")):
         raise NeedsReview("`iter` or `next` is rebound where the loader is read")
-    if _leaves_loop(block):
-        raise NeedsReview("the reading loop is left by break/continue/return before the end of the data")
     return ahead
 
 
@@ -283,9 +312,11 @@ def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
             stack.extend(reversed(node.children))
 
 
-def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStatement) -> List[ReadingLoop]:
+def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStatement,
+                  owner: bool = True) -> List[ReadingLoop]:
     """Every `loader.start()` of the scope (after `setter`, the statement that sets its data source) with
-    the loop that reads it; NeedsReview where one has another shape."""
+    the loop that reads it; NeedsReview where one has another shape, or leaves the loop early (`owner`: the
+    scope holds the loader, not a parameter, so a `return` leaves nothing to read it again)."""
     found, set_ = [], False
     for stmt in own_nodes(site.scope.node):
         set_ = set_ or stmt is setter
@@ -311,6 +342,12 @@ def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStateme
         found.append(ReadingLoop(stmt, block[index], uses | {id(start)}, ahead))  # type: ignore[arg-type]
     if not found:
         raise NeedsReview(f"iterable=False, and no `{loader}.start()` with the loop that reads it is in sight")
+    for each in found:
+        loop = each.loop if isinstance(each.loop, cst.While) else each.loop.body.body[-1]  # (in the `try`)
+        body = loop.body.body[0].body if isinstance(each.loop, cst.While) else loop.body  # (the `try`'s)
+        if _leaves_early(body, owner):
+            raise NeedsReview("the reading loop is left early (by break, yield, or return where the loader was "
+                              "given), after which 1.8 read it again from where its thread had got")
     return found
 
 
