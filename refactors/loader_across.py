@@ -24,7 +24,9 @@ upgraded is read in its 2.x form, which the same plan accepts). It holds when
   `*` or through its module, from the builder's module or from one that only re-exports it (a package's
   `__init__.py`: `from utils import *` then `utility.f()`, as dygraph/mobilenet does), and only calls it,
   binding the loader to a name whose first use after the call (in the same block, or after the `with`
-  blocks around the call, which run once) is one setter (`set_batch_generator`, or a sample one in dygraph),
+  blocks around the call, which run once, or after the `if` whose branch holds it, a later `if` with the
+  same test giving the statements of the branch it takes: refactors.branch_facts, BERT's run_classifier.py
+  under `if args.do_train:`, fixtures/legacy/returned_loader_flags_two_modules/) is one setter (`set_batch_generator`, or a sample one in dygraph),
   then only read as a 2.x DataLoader is (loader_receivers: iterated or called to iterate, or passed to or
   returned to code in sight that does so; no `start()`, no second setter, no truth test) or, built with
   `iterable=False`, only by 1.8's reading loops (`start()`, `while True:` running the program until

@@ -24,7 +24,8 @@ statement between `start()` and the loop names no loader, runs no program and do
             break
 
 The run is the loop body's one `.run(...)` call, given no feed and at most the program by position;
-the loop body leaves it by no `break`, `continue`, `return` or `yield`. A `loader.queue.size()` whose value is
+the loop body leaves it by no `break` or `yield`, and by `return` only in the caller's scope, which holds the
+loader (reading_loop's `_leaves_early`). A `loader.queue.size()` whose value is
 used (logged) in the scope's own code is a use served too: the rewrite makes it 0 (refactors.queue_size).
 Where the loader is passed on, the function is a plain `def` of the module, bound once, every call of it
 passing a loader of the plan for that parameter (`planned`), no other module of the tree that may import its

@@ -19,7 +19,9 @@ return_list=False)` (its arguments evaluated there, as 1.8 did), and each setter
 fixtures/legacy/apart_loader_static.py, returned_loader_dygraph.py). It is written only where every
 path from a build to a use of the name sets the source exactly once, followed through the scope's own
 code (`if` branches join; a loop or `try` may run any part of itself any number of times, so nothing there
-may build or set it): every binding of the name is such a build, no use of it (an attribute such as
+may build or set it; a path knows the conditions of the `if`s it took, so an `if` with the same test goes the
+same way: built, set and read under `if args.do_train:` each, refactors.branch_facts, checked on 1.8.5 and
+3.3.1: fixtures/legacy/returned_reading_loop_flags_static.py): every binding of the name is such a build, no use of it (an attribute such as
 `start()` included) can see a loader without its source, no setter one that has it already, and nothing in a
 nested function or class uses it. generator_loader decides which builds of a scope take this route, all of
 them or none. In a static graph a sample (list) generator is left: 1.8 converted its samples to the feed

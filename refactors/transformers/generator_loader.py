@@ -48,7 +48,8 @@ within one scope when the shape apart_loader describes holds (built in the branc
 and where a function of the module returns it (alone, or as the same element of every `return`'s tuple)
 to callers, all in the module, that set it in that shape (fixtures/legacy/returned_loader_static.py;
 a non-iterable one where every loop that reads it, in the callers or in the functions of the module they
-pass it to, has reading_loop's shape: loader_readers), or, by the tree's plan (refactors.loader_across),
+pass it to, has reading_loop's shape, and no other module of the tree that may import this one names the
+function: loader_readers), or, by the tree's plan (refactors.loader_across),
 to callers in other modules, each of which makes the loader where it sets the source (loader_callers; a
 non-iterable one where every read there is a reading loop, which that module rewrites: loader_reads).
 A static one kept in an attribute whose setters are out of sight (`self.dataloader = ...`, set by a caller

@@ -17,8 +17,10 @@ end of the data raised `fluid.core.EOFException` until `reset()`. 2.x has no suc
 becomes `for batch in loader:` over the same statements, the run given `feed=batch`, followed by what the
 handler did before `reset()` (checked on 1.8.5 and 3.3.1: fixtures/legacy/reading_loop_static.py,
 reading_loop_ahead_static.py). Only this shape is taken, where it runs the same steps: the `try` body runs
-exactly one program (the run that reads, with no feed of its own; any other run could read too), and
-neither `break`, `continue` nor `return` of the loop; the handler (catching EOFException alone, its name
+exactly one program on each pass (the run that reads, with no feed of its own; any other run could read
+too), and neither `break` of the loop nor `yield`, and `return` only in the scope that holds the loader
+(BERT's benchmark limit; 1.8's loader left started is read again from wherever its thread had got:
+fixtures/legacy/reading_loop_leaves_static.py); the handler (catching EOFException alone, its name
 unused) ends with `reset()` then `break`; between `start()` and the loop only assignments of literals or
 attribute chains that do not read what they bind. A loop with a test of its own (`while steps < max_steps:`,
 naming no loader) is taken too, read from `iter(loader)` as below, its test kept: 1.8 tested it before each
