@@ -135,8 +135,6 @@ def changed(stmt: ast.AST, watched: Iterable[str]) -> bool:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             if any((a.asname or a.name.split(".")[0]) in watched for a in node.names):
                 return True
-        elif isinstance(node, ast.arg) and node.arg in watched and stmt is not node:
-            continue  # (a parameter of a nested function is its own name)
         while isinstance(target, (ast.Attribute, ast.Subscript, ast.Starred)):
             target = target.value
         if isinstance(target, ast.Name) and target.id in watched:
@@ -226,28 +224,36 @@ def changed_cst(stmt: cst.CSTNode, watched: Iterable[str]) -> bool:
     return changes(stmt, set(watched)) is not None
 
 
-def stable_cst(module: cst.Module, scope: cst.CSTNode) -> Callable[[ast.AST], bool]:
-    """`stable_cpython` for the libcst scope node `scope` (a function, or `module` itself)."""
+def stable_cst(module: cst.Module, scope: cst.CSTNode,
+               provide: Callable[[Sequence[str]], None] = lambda words: None) -> Callable[[ast.AST], bool]:
+    """`stable_cpython` for the libcst scope node `scope` (a function, or `module` itself); `provide(words)`
+    first parses the parts of the module that say one of the words, where the fast way left them out
+    (`Context.reads`): those that may change what a test reads."""
     from refactors.scopes import descendants
 
-    own = list(_own_cst(scope))
-    nested = [n for n in own if isinstance(n, _NESTED_CST) and n is not scope]
-    own_ids = {id(n) for n in own}
-    declared: Set[str] = set()
-    elsewhere: Set[str] = set()
-    reflective = False
-    for node in descendants(module):
-        if isinstance(node, (cst.Global, cst.Nonlocal)):
-            declared.update(n.name.value for n in node.names)
-        elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)) and id(node) not in own_ids:
-            elsewhere.update(p.attr.value for p in descendants(node.target) if isinstance(p, cst.Attribute))
-        elif isinstance(node, cst.Name) and node.value in ("setattr", "delattr"):
-            reflective = True
+    known: Dict[str, bool] = {}
 
     def stable(test: ast.AST) -> bool:
-        read = names(test)
-        return not reflective and not read & declared and not attributes(test) & elsewhere and \
-            not any(changed_cst(n, read) for n in nested)
+        key = ast.dump(test)
+        if key not in known:
+            read, attrs = names(test), attributes(test)
+            provide(sorted(read | attrs | {"setattr", "delattr"}))  # (`global`s are never left out)
+            own = list(_own_cst(scope))
+            nested = [n for n in own if isinstance(n, _NESTED_CST) and n is not scope]
+            own_ids = {id(n) for n in own}
+            found = True
+            for node in descendants(module):
+                if isinstance(node, (cst.Global, cst.Nonlocal)) and read & {n.name.value for n in node.names} or \
+                        isinstance(node, cst.Name) and node.value in ("setattr", "delattr"):
+                    found = False
+                elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)) and \
+                        id(node) not in own_ids and attrs & {p.attr.value for p in descendants(node.target)
+                                                             if isinstance(p, cst.Attribute)}:
+                    found = False
+                if not found:
+                    break
+            known[key] = found and not any(changed_cst(n, read) for n in nested)
+        return known[key]
     return stable
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -239,17 +239,19 @@ def _bound(target: cst.CSTNode) -> List[str]:
 
 
 def plan(scope: Scope, loader: str, setter_of: Callable[[cst.CSTNode], Optional[cst.Call]],
-         is_build: Callable[[cst.Assign], bool], allowed: FrozenSet[int] = frozenset()) -> Optional[Plan]:
+         is_build: Callable[[cst.Assign], bool], allowed: FrozenSet[int] = frozenset(),
+         provide: Callable[[Sequence[str]], None] = lambda words: None) -> Optional[Plan]:
     """The builds (assignments `is_build` accepts) and setters of `loader` in `scope` when every path from
     a build to a use of the name sets the source once; None when the name is bound otherwise or nothing
     sets it (the caller gives its own reason); NeedsReview where a path breaks the rule. The attribute
-    uses `allowed` (ids) are read as the name is."""
+    uses `allowed` (ids) are read as the name is; `provide(words)` parses the parts of the module that say
+    them where the fast way left them out (what may change an `if`'s test: branch_facts.stable_cst)."""
     if scope.is_class or loader in scope.globals or loader in scope.nonlocals:
         return None
     module = scope
     while module.parent is not None:
         module = module.parent
-    flow = _Flow(loader, setter_of, is_build, allowed, _lazy(lambda: branch_facts.stable_cst(module.node, scope.node)))
+    flow = _Flow(loader, setter_of, is_build, allowed, branch_facts.stable_cst(module.node, scope.node, provide))
     try:
         flow.block(scope.node.body, {UNBOUND: branch_facts.NONE}, False)
     except _OtherShape:
@@ -257,17 +259,6 @@ def plan(scope: Scope, loader: str, setter_of: Callable[[cst.CSTNode], Optional[
     if not flow.builds or not flow.setters or len(flow.builds) != len(scope.bindings.get(loader, ())):
         return None
     return Plan(flow.builds, flow.setters)
-
-
-def _lazy(make: Callable[[], Callable[[ast.AST], bool]]) -> Callable[[ast.AST], bool]:
-    """`make()`'s test, made at its first use (it reads the whole module)."""
-    made: List[Callable[[ast.AST], bool]] = []
-
-    def test(node: ast.AST) -> bool:
-        if not made:
-            made.append(make())
-        return made[0](node)
-    return test
 
 
 def check_build(ctx: Context, call: cst.Call, dygraph: bool, value_of, iterable: bool = True) -> None:

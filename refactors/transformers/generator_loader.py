@@ -411,7 +411,8 @@ def _plan_apart(ctx: Context, site: Site, loader: str, setters: Setters, dygraph
     ctx.reads(site.scope.node, words=(loader,))  # (the nested definitions that may use it too)
     try:
         found = apart_loader.plan(site.scope, loader, lambda stmt: setter_call(stmt, loader, setters), same_api,
-                                  loader_readers.sizes(ctx, site.scope, loader))  # (loader_receivers judges them)
+                                  loader_readers.sizes(ctx, site.scope, loader),  # (loader_receivers judges them)
+                                  lambda words: ctx.reads(ctx.module, words=words))
     except NeedsReview:  # a build no plan takes says so first
         apart_loader.check_build(ctx, site.call, dygraph, lambda c, a, d: emit.value_of(ctx, c, a, d))
         raise
@@ -673,7 +674,8 @@ def _plan_returned(ctx: Context, site: Site, loader: str, setters: Setters, dygr
             found = apart_loader.plan(scope, caller, lambda stmt, c=caller: setter_call(stmt, c, setters),
                                       lambda assign, c=call: assign.value is c,
                                       (loader_readers.read_uses(scope, caller) if readers is not None else frozenset())
-                                      | loader_readers.sizes(ctx, scope, caller))
+                                      | loader_readers.sizes(ctx, scope, caller),
+                                      lambda words: ctx.reads(ctx.module, words=words))
         except NeedsReview as reason:
             raise NeedsReview(f"where `{function.name.value}` is called, {reason}") from None
         if found is None:
