@@ -218,8 +218,13 @@ def _loop(scope: ast.AST, block: Sequence[ast.stmt], index: int, loader: str, mo
         return _around(around, start, loader, module, resolve, alone, returns)
     rest = list(block[index + 1:])
     between = False
-    while rest and not isinstance(rest[0], ast.While) and _apart(rest[0], loader):
-        rest.pop(0)
+    while rest and not isinstance(rest[0], ast.While):
+        if _apart(rest[0], loader):
+            rest.pop(0)
+        elif isinstance(rest[0], ast.With) and all(_apart(item, loader) for item in rest[0].items):
+            rest = list(rest[0].body)  # the loop in a `with`, which runs its body once (reading_loop's `_opens_apart`)
+        else:
+            break
         between = True
     loop = rest[0] if rest else None
     tested = _tested(loop, loader)

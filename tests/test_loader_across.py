@@ -485,6 +485,11 @@ def test_a_loader_the_program_reads_is_made_where_its_reads_are_reading_loops(lo
 def _reading_loop(shape: str, ahead: str, run: str, between: str) -> str:
     """A 1.8 reading loop of `loader` (indented for a function body) of one of reading_loop's shapes or near them."""
     body = "".join(f"{line}\n" for line in (ahead, run) if line)
+    if shape == "while-in-with":  # (XLNet's predict: the loop in `with open(...) as fout:` after start())
+        inner = textwrap.indent(body, " " * 16)
+        return (f"    loader.start()\n{between}    with open('out', 'w') as fout:\n        fout.write('x')\n"
+                f"        while True:\n            try:\n{inner}            except fluid.core.EOFException:\n"
+                f"                loader.reset()\n                break\n")
     if shape in ("while-try", "while-tested"):
         inner = textwrap.indent(body, " " * 12)
         test = "True" if shape == "while-try" else "len(steps) < 3"  # (BERT's `while steps < max_train_steps:`)
@@ -498,7 +503,7 @@ def _reading_loop(shape: str, ahead: str, run: str, between: str) -> str:
 
 
 @pytest.mark.parametrize("where", ["caller", "function"])
-@pytest.mark.parametrize("shape", ["while-try", "while-tested", "try-handler", "try-finally"])
+@pytest.mark.parametrize("shape", ["while-try", "while-tested", "while-in-with", "try-handler", "try-finally"])
 @pytest.mark.parametrize("ahead", ["", "steps = 1", "steps.append(1)"])
 @pytest.mark.parametrize("run", ["out = exe.run(fetch_list=[])", "print(exe.run(fetch_list=[]))",
                                  "out = exe.run(fetch_list=[], feed={})"])
@@ -515,6 +520,32 @@ def test_the_plan_and_the_callers_rewrite_agree(where: str, shape: str, ahead: s
     _write(tmp_path, {"model.py": READ_BUILDER, "train.py": text})
     planned = "functools.partial(paddle.io.DataLoader" in _upgrade(tmp_path / "model.py").code
     train = _upgrade(tmp_path / "train.py")
+    if planned:
+        assert not [f.message for f in train.findings if not f.fixed], train.code
+        assert ".start()" not in train.code and ".reset()" not in train.code, train.code
+    else:
+        assert "GeneratorBatches" not in train.code and "loader.start()" in train.code, train.code
+
+
+@pytest.mark.parametrize("where", ["caller", "function"])
+@pytest.mark.parametrize("shape", ["while-try", "while-in-with", "try-handler", "try-finally"])
+@pytest.mark.parametrize("leave", ["return", "continue", "break", "yield 1"])
+@pytest.mark.parametrize("place", ["before", "after"])
+def test_the_plan_and_the_callers_rewrite_agree_where_the_loop_is_left(where: str, shape: str, leave: str, place: str,
+                                                                       tmp_path: Path) -> None:
+    # a return leaves alike where the caller holds the loader, not in a function it is passed to; a break or
+    # yield never: both modules change, or neither does
+    run = "out = exe.run(fetch_list=[])"
+    left = f"if steps:\n    {leave}"
+    loop = _reading_loop(shape, "", f"{left}\n{run}" if place == "before" else f"{run}\n{left}", "")
+    if where == "caller":
+        text = READ_CALLER.format(loop="    pass", body="    steps = []\n" + loop)
+    else:
+        text = READ_CALLER.format(loop="    steps = []\n" + loop.rstrip("\n"), body=EVALUATE)
+    _write(tmp_path, {"model.py": READ_BUILDER, "train.py": text})
+    planned = "functools.partial(paddle.io.DataLoader" in _upgrade(tmp_path / "model.py").code
+    train = _upgrade(tmp_path / "train.py")
+    assert planned == (leave == "continue" or leave == "return" and where == "caller"), train.code
     if planned:
         assert not [f.message for f in train.findings if not f.fixed], train.code
         assert ".start()" not in train.code and ".reset()" not in train.code, train.code

@@ -27,7 +27,9 @@ naming no loader) is taken too, read from `iter(loader)` as below, its test kept
 run and, where it failed, left the loop without reading or resetting, as the `while` below does. 1.8 ran
 the statements before the run once more at the end of the data: where they are other than such assignments
 (`steps += 1`), or other statements stand
-between `start()` and the loop (that neither name the loader, nor run a program, nor leave), the run
+between `start()` and the loop (that neither name the loader, nor run a program, nor leave; the loop may stand
+in the body of a `with` among them, its items such statements too: XLNet's `with open(...) as fout:`,
+fixtures/legacy/reading_loop_in_with_static.py), the run
 must be a statement of its own, and the loop stays a `while`, taking each batch where the run read it:
 
     loader_batches = iter(loader)                  # where start() was
@@ -298,6 +300,13 @@ def _apart_from(stmt: cst.BaseStatement, loader: str) -> bool:
     return loader not in names_in(stmt) and not _runs(stmt) and not _leaves_loop(stmt)
 
 
+def _opens_apart(stmt: cst.BaseStatement, loader: str) -> bool:
+    """`stmt` is a `with` (its body an indented block) whose items may run between `start()` and the loop, as
+    `_apart_from` statements do: its body runs once, right after them, so the loop may stand in it."""
+    return isinstance(stmt, cst.With) and stmt.asynchronous is None and isinstance(stmt.body, cst.IndentedBlock) \
+        and all(_apart_from(item, loader) for item in stmt.items)  # type: ignore[arg-type]
+
+
 def _run_alone(stmt: cst.BaseStatement, run: cst.Call) -> bool:
     """`stmt` is `run(...)` or `target = run(...)` alone on its line."""
     small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
@@ -334,10 +343,14 @@ def reading_loops(ctx: Context, site: Site, loader: str, setter: cst.BaseStateme
             found.append(_reading_around(ctx, site, around, loader, stmt, start))
             continue
         between = False  # statements other than plain assignments between start() and the loop
-        while index < len(block) and not isinstance(block[index], cst.While) and (
-                _plain_assignment(ctx, block[index]) or _apart_from(block[index], loader)):
-            between = between or not _plain_assignment(ctx, block[index])
-            index += 1
+        while index < len(block) and not isinstance(block[index], cst.While):
+            if _plain_assignment(ctx, block[index]) or _apart_from(block[index], loader):
+                between = between or not _plain_assignment(ctx, block[index])
+                index += 1
+            elif _opens_apart(block[index], loader):  # the loop in a `with` (XLNet's `with open(...) as fout:`)
+                block, index, between = list(block[index].body.body), 0, True  # type: ignore[attr-defined]
+            else:
+                break
         if index == len(block) or not isinstance(block[index], cst.While):
             raise NeedsReview(f"`{loader}.start()` is not followed by the loop that reads it")
         uses, ahead = _reading_try(ctx, site, block[index], loader, between)
