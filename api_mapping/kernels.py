@@ -291,7 +291,28 @@ class {name}({paddle}.nn.RNNCellBase):
 '''
 
 
-# `{base}`: the name the module's RNN_CELL_BASE was written under (the shim passes its own class).
+# A parameter of 1.8's LSTMCell and GRUCell: their BasicLSTMUnit/BasicGRUUnit (contrib/layers/rnn_impl.py) made
+# it on the first call through a Layer helper, which took the attribute's name, else generated
+# <unit>.w_N (.b_N for a bias) with N counting in the unit; a checkpoint of 1.8 loads by these names.
+RNN_UNIT_PARAMETER = '''\
+def {name}(unit, attr, shape, dtype, is_bias=False, tail=""):
+    """A parameter of 1.8's LSTMCell or GRUCell (paddle-upgrade), named as 1.8's BasicLSTMUnit and BasicGRUUnit
+    named it: its attribute's name followed by `tail` (GRU's "_gate"/"_candidate"), else unit.w_N (unit.b_N
+    for a bias)."""
+    if attr is None or attr is True or isinstance(attr, str):
+        attr = {paddle}.ParamAttr(name=attr if isinstance(attr, str) else None)
+    else:
+        attr = {copy}.copy(attr)
+    if attr.name is None:
+        attr.name = {paddle}.utils.unique_name.generate(unit + (".b" if is_bias else ".w"))
+    else:
+        attr.name += tail
+    return {paddle}.static.create_parameter(shape, dtype, attr=attr, is_bias=is_bias)
+'''
+
+
+# `{base}`: the name the module's RNN_CELL_BASE was written under (the shim passes its own class);
+# `{parameter}`: the name RNN_UNIT_PARAMETER was written under.
 LSTM_CELL_CLASS = '''\
 class {name}({base}):
     """fluid.layers.LSTMCell of Paddle 1.8 (paddle-upgrade): input size read on the first call, weight
@@ -310,23 +331,12 @@ class {name}({base}):
         self._cell_dtype = dtype
         self._weight = None
 
-    def _named(self, attr, suffix):  # 1.8 named a parameter <unit>.w_0 unless its attribute did
-        if attr is None or attr is True or isinstance(attr, str):
-            return {paddle}.ParamAttr(name=attr if isinstance(attr, str) else
-                                    {paddle}.utils.unique_name.generate(self._unit + suffix))
-        if attr.name is None:
-            attr = {copy}.copy(attr)
-            attr.name = {paddle}.utils.unique_name.generate(self._unit + suffix)
-        return attr
-
     def call(self, inputs, states):
         pre_hidden, pre_cell = states
         if self._weight is None:
-            self._weight = {paddle}.static.create_parameter(
-                [inputs.shape[-1] + self.hidden_size, 4 * self.hidden_size], self._cell_dtype,
-                attr=self._named(self._attrs[0], ".w"))
-            self._bias = {paddle}.static.create_parameter(
-                [4 * self.hidden_size], self._cell_dtype, attr=self._named(self._attrs[1], ".b"), is_bias=True)
+            rows, hidden, dtype = inputs.shape[-1] + self.hidden_size, self.hidden_size, self._cell_dtype
+            self._weight = {parameter}(self._unit, self._attrs[0], [rows, 4 * hidden], dtype)
+            self._bias = {parameter}(self._unit, self._attrs[1], [4 * hidden], dtype, True)
         gates = {paddle}.matmul({paddle}.concat([inputs, pre_hidden], 1), self._weight) + self._bias
         i, j, f, o = {paddle}.split(gates, 4, axis=-1)
         new_cell = pre_cell * self._gate_activation(f + self._forget_bias) + \\
@@ -337,6 +347,45 @@ class {name}({base}):
     @property
     def state_shape(self):
         return [[self.hidden_size], [self.hidden_size]]
+'''
+
+
+# `{base}` and `{parameter}` as for LSTM_CELL_CLASS.
+GRU_CELL_CLASS = '''\
+class {name}({base}):
+    """fluid.layers.GRUCell of Paddle 1.8 (paddle-upgrade): input size read on the first call, a gate weight
+    [input + hidden, 2 * hidden] (r, then u), a candidate weight [input + hidden, hidden] and their biases,
+    named as 1.8's BasicGRUUnit named them; new hidden = u * hidden + (1 - u) * candidate."""
+
+    def __init__(self, hidden_size, param_attr=None, bias_attr=None, gate_activation=None, activation=None,
+                 dtype="float32", name="GRUCell"):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self._unit = {paddle}.utils.unique_name.generate(name + "/BasicGRUUnit")
+        self._attrs = (param_attr, bias_attr)
+        self._gate_activation = gate_activation or {paddle}.nn.functional.sigmoid
+        self._activation = activation or {paddle}.tanh
+        self._cell_dtype = dtype
+        self._gate_weight = None
+
+    def call(self, inputs, states):
+        if self._gate_weight is None:  # (1.8's order: both weights, then both biases)
+            rows, hidden, dtype = inputs.shape[-1] + self.hidden_size, self.hidden_size, self._cell_dtype
+            weight, bias = self._attrs
+            self._gate_weight = {parameter}(self._unit, weight, [rows, 2 * hidden], dtype, tail="_gate")
+            self._candidate_weight = {parameter}(self._unit, weight, [rows, hidden], dtype, tail="_candidate")
+            self._gate_bias = {parameter}(self._unit, bias, [2 * hidden], dtype, True, "_gate")
+            self._candidate_bias = {parameter}(self._unit, bias, [hidden], dtype, True, "_candidate")
+        gates = {paddle}.matmul({paddle}.concat([inputs, states], 1), self._gate_weight) + self._gate_bias
+        r, u = {paddle}.split(self._gate_activation(gates), 2, axis=1)
+        candidate = {paddle}.matmul({paddle}.concat([inputs, r * states], 1), self._candidate_weight)
+        candidate = self._activation(candidate + self._candidate_bias)
+        new_hidden = u * states + (1 - u) * candidate
+        return new_hidden, new_hidden
+
+    @property
+    def state_shape(self):
+        return [self.hidden_size]
 '''
 
 

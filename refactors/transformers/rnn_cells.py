@@ -1,5 +1,5 @@
-"""1.8's RNN cell API in static programs: `layers.RNNCell` subclasses of the module, `layers.LSTMCell`, and
-`layers.rnn` running them.
+"""1.8's RNN cell API in static programs: `layers.RNNCell` subclasses of the module, `layers.LSTMCell`,
+`layers.GRUCell`, and `layers.rnn` running them.
 
 2.x runs a cell through `paddle.nn.RNN(cell, is_reverse, time_major)(inputs, initial_states,
 sequence_length)`, whose static loop is 1.8's (states kept past a sequence's end, the last states
@@ -11,7 +11,11 @@ the batch of `batch_ref`), a class of the module subclassing `layers.RNNCell` su
 `layers.LSTMCell` is 1.8's cell written once too: input size read on the first call, the weight
 `[input + hidden, 4 * hidden]` and bias `[4 * hidden]` named `LSTMCell/BasicLSTMUnit_N.w_0`/`.b_0` as
 1.8's BasicLSTMUnit named them (1.8 checkpoints load by name), gates i, j, f, o, and `forget_bias` added
-to f. Checked on 1.8.5: fixtures/legacy/rnn_cell_static.py.
+to f. So is `layers.GRUCell`: a gate weight `[input + hidden, 2 * hidden]` (r, then u) and a candidate weight
+`[input + hidden, hidden]`, with their biases, named `GRUCell/BasicGRUUnit_N.w_0`/`.w_1`/`.b_0`/`.b_1`, or an
+attribute's name followed by `_gate`/`_candidate`, as 1.8's BasicGRUUnit named them. Both name their parameters
+through one function written in the module (RNN_UNIT_PARAMETER). Checked on 1.8.5:
+fixtures/legacy/rnn_cell_static.py and gru_cell_static.py.
 
 Left with the reason: a file that is not a static program or holds a dygraph guard (the cells create
 static parameters), a cell class whose family in the module overrides what the base serves
@@ -24,7 +28,7 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-from api_mapping.kernels import LSTM_CELL_CLASS, RNN_CELL_BASE
+from api_mapping.kernels import GRU_CELL_CLASS, LSTM_CELL_CLASS, RNN_CELL_BASE, RNN_UNIT_PARAMETER
 from refactors import call_args, findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.local_values import binding_statements, bound_once
@@ -376,7 +380,8 @@ def _init_first(cls: cst.ClassDef, first: cst.BaseStatement) -> cst.ClassDef:
     return cls.with_changes(body=cls.body.with_changes(body=body))
 
 
-def _lstm_reason(ctx: Context, node: cst.Call, original: Optional[cst.Call]) -> Optional[str]:
+def _made_cell_reason(ctx: Context, node: cst.Call, original: Optional[cst.Call]) -> Optional[str]:
+    """Why the LSTMCell or GRUCell made by `node` is left (None when it is converted)."""
     if call_args.has_star(node):
         return "called with *args/**kwargs"
     if original is not None and _given_to_api(ctx, original):
@@ -385,7 +390,7 @@ def _lstm_reason(ctx: Context, node: cst.Call, original: Optional[cst.Call]) -> 
 
 
 def _given_to_api(ctx: Context, call: cst.Call) -> bool:
-    """Whether the LSTMCell made by `call` (as written) is an argument of a paddle API other than
+    """Whether the LSTMCell or GRUCell made by `call` (as written) is an argument of a paddle API other than
     `layers.rnn`, directly or through the name it is bound to in its function."""
     tree, names = _walk(ctx)
 
@@ -406,17 +411,29 @@ def _given_to_api(ctx: Context, call: cst.Call) -> bool:
     return False
 
 
-@register("lstm_cell")
-def lstm_cell(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    reason = _lstm_reason(ctx, node, site.call)
+def _cell_class(ctx: Context, site: Site, node: cst.Call, base: str, template: str) -> cst.BaseExpression:
+    """`node` made by 1.8's cell `template` (LSTM_CELL_CLASS, GRU_CELL_CLASS) written in the module, over
+    the module's RNNCell and the parameter function they share."""
+    reason = _made_cell_reason(ctx, node, site.call)
     if reason is not None:
         raise NeedsReview(reason)
-    base = _base_class(ctx, site)
-    template = LSTM_CELL_CLASS.replace("{base}", base)
-    result = module_definitions.call_definition(ctx, site, node, "LSTMCell", template, stdlib=("copy",))
+    template = template.replace("{base}", _base_class(ctx, site))
+    parameter = module_definitions.define_once(ctx, site, "rnn_unit_parameter", RNN_UNIT_PARAMETER, stdlib=("copy",))
+    template = template.replace("{parameter}", parameter)
+    result = module_definitions.call_definition(ctx, site, node, base, template)
     site.finding = ctx.report(site, F.CONVERTED, "info", f"{site.name} -> {ctx.code(result.func)}, 1.8's "
-                              "LSTMCell written in the module (its parameter layout and names)", True)
+                              f"{base} written in the module (its parameter layout and names)", True)
     return result
+
+
+@register("lstm_cell")
+def lstm_cell(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    return _cell_class(ctx, site, node, "LSTMCell", LSTM_CELL_CLASS)
+
+
+@register("gru_cell")
+def gru_cell(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
+    return _cell_class(ctx, site, node, "GRUCell", GRU_CELL_CLASS)
 
 
 def _cell_reason(ctx: Context, site: Site, value: cst.BaseExpression) -> Optional[str]:
@@ -430,13 +447,13 @@ def _cell_reason(ctx: Context, site: Site, value: cst.BaseExpression) -> Optiona
         value = bindings[0][0].value
     if not isinstance(value, cst.Call):
         return "the cell is not made in sight"
-    if _api(ctx, value.func) == LSTM_CELL:
-        return _lstm_reason(ctx, value, value)
+    if _api(ctx, value.func) in (LSTM_CELL, GRU_CELL):
+        return _made_cell_reason(ctx, value, value)
     cells = _plan(ctx)
     if isinstance(value.func, cst.Name) and value.func.value in cells \
             and ctx.resolver.binding_scope(value.func.value, site.scope) is ctx.resolver.module_scope:
         return cells[value.func.value].reason
-    return "the cell is not made by a cell class of this module or layers.LSTMCell"
+    return "the cell is not made by a cell class of this module, layers.LSTMCell or layers.GRUCell"
 
 
 @register("rnn_layer")
