@@ -317,7 +317,8 @@ LSTM_CELL_CLASS = '''\
 class {name}({base}):
     """fluid.layers.LSTMCell of Paddle 1.8 (paddle-upgrade): input size read on the first call, weight
     [input + hidden, 4 * hidden] and bias named as 1.8's BasicLSTMUnit named them, gates i, j, f, o, and
-    forget_bias added to f."""
+    forget_bias added to f; sigmoid and tanh whatever gate_activation and activation say, as 1.8's unit
+    computed."""
 
     def __init__(self, hidden_size, param_attr=None, bias_attr=None, gate_activation=None, activation=None,
                  forget_bias=1.0, dtype="float32", name="LSTMCell"):
@@ -325,8 +326,6 @@ class {name}({base}):
         self.hidden_size = hidden_size
         self._unit = {paddle}.utils.unique_name.generate(name + "/BasicLSTMUnit")
         self._attrs = (param_attr, bias_attr)
-        self._gate_activation = gate_activation or {paddle}.nn.functional.sigmoid
-        self._activation = activation or {paddle}.tanh
         self._forget_bias = forget_bias
         self._cell_dtype = dtype
         self._weight = None
@@ -339,9 +338,9 @@ class {name}({base}):
             self._bias = {parameter}(self._unit, self._attrs[1], [4 * hidden], dtype, True)
         gates = {paddle}.matmul({paddle}.concat([inputs, pre_hidden], 1), self._weight) + self._bias
         i, j, f, o = {paddle}.split(gates, 4, axis=-1)
-        new_cell = pre_cell * self._gate_activation(f + self._forget_bias) + \\
-            self._gate_activation(i) * self._activation(j)
-        new_hidden = self._activation(new_cell) * self._gate_activation(o)
+        sigmoid = {paddle}.nn.functional.sigmoid
+        new_cell = pre_cell * sigmoid(f + self._forget_bias) + sigmoid(i) * {paddle}.tanh(j)
+        new_hidden = {paddle}.tanh(new_cell) * sigmoid(o)
         return new_hidden, [new_hidden, new_cell]
 
     @property
