@@ -20,7 +20,7 @@ import libcst as cst
 from refactors import call_args
 from refactors.engine import Context, NeedsReview, Site, same_literal
 from refactors.scopes import descendants
-from refactors.transformers import CLASS, emit, register
+from refactors.transformers import CLASS, act_at_run_time, emit, register
 
 
 @register("act_to_call")
@@ -177,16 +177,19 @@ def _assigned_attribute(ctx: Context, site: Site, owner: str) -> str:
 @register("layer_act", reads=(CLASS,))  # every method: where the layer is called
 def layer_act(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     act = call_args.get(node, "act")
-    apply = emit.activation(ctx, site, act.value if act else None)
     layer = emit.finish(ctx, site, _drop_none_defaults(ctx, site, call_args.remove(node, "act")))
     if act is None or same_literal(act.value, "None", ctx):
         return emit.converted(site, layer)
-    cls, _method, owner = _owner_class(ctx, site)
-    attr = _assigned_attribute(ctx, site, owner)
-    uses, elsewhere = _class_uses(ctx, cls, owner)
-    if uses.assigned[attr] != 1 or uses.other[attr] > 0 or any(f"{owner}.{attr}" in code for code in elsewhere):
-        raise NeedsReview(f"`{owner}.{attr}` is assigned more than once or used other than by calling it; "
-                          f"apply `act={ctx.code(act.value).strip()}` to its output by hand")
+    try:
+        apply = emit.activation(ctx, site, act.value, at_run_time=False)
+        cls, _method, owner = _owner_class(ctx, site)
+        attr = _assigned_attribute(ctx, site, owner)
+        uses, elsewhere = _class_uses(ctx, cls, owner)
+        if uses.assigned[attr] != 1 or uses.other[attr] > 0 or any(f"{owner}.{attr}" in code for code in elsewhere):
+            raise NeedsReview(f"`{owner}.{attr}` is assigned more than once or used other than by calling it; "
+                              f"apply `act={ctx.code(act.value).strip()}` to its output by hand")
+    except NeedsReview as why:  # the layer itself applies it, wherever it goes
+        return emit.converted(site, act_at_run_time.layer(ctx, site, layer, act.value, why))
     _wrap_in_class(ctx, cls, owner, attr, apply)
     ctx.report(site, "act-moved", "info",
                f"{site.name}(act={ctx.code(act.value).strip()}): the activation now wraps each call of "

@@ -170,29 +170,42 @@ def negated(ctx: Context, node: cst.BaseExpression) -> cst.BaseExpression:
     return cst.UnaryOperation(operator=cst.Not(), expression=parenthesized(node))
 
 
-def activation(ctx: Context, site: Site, act: Optional[cst.BaseExpression]) -> Callable[[cst.BaseExpression],
-                                                                                       cst.BaseExpression]:
+def activation(ctx: Context, site: Site, act: Optional[cst.BaseExpression],
+               at_run_time: bool = True) -> Callable[[cst.BaseExpression], cst.BaseExpression]:
     """A function applying the 1.8 activation `act` to an expression, as `fluid.layers.<act>` would.
 
     Resolved now (so that NeedsReview is raised while the call can still be left as written); the
     activation's own table entry gives its 2.x name and any argument it must carry (e.g. a 1.8
-    default that 2.x changed).
+    default that 2.x changed). An `act` whose values the file does not show, or not where a statement
+    may follow, is applied when the program runs (act_at_run_time), unless `at_run_time` is False.
     """
     if act is None or (is_literal(ctx, act) and literal(act, ctx) is None):
         return lambda inner: inner
     if not is_literal(ctx, act):
-        from refactors.transformers import act_values  # it imports this module
+        from refactors.transformers import act_at_run_time, act_values  # they import this module
 
-        return act_values.activation(ctx, site, act, lambda op: _activation(ctx, site, op))
+        try:
+            return act_values.activation(ctx, site, act, lambda op: literal_activation(ctx, site, op))
+        except NeedsReview as why:
+            if not at_run_time:
+                raise
+            return act_at_run_time.applied(ctx, site, act, why)
     if not isinstance(literal(act, ctx), str):
         raise NeedsReview(f"`act={ctx.code(act).strip()}` is not an activation name; apply the activation to "
                           f"the output by hand")
-    return _activation(ctx, site, literal(act, ctx))
+    return literal_activation(ctx, site, literal(act, ctx))
 
 
-def _activation(ctx: Context, site: Site, op: str) -> Callable[[cst.BaseExpression], cst.BaseExpression]:
+# Transformers of activation entries that, given the tensor alone, make the plain 2.x call of the entry
+# (`relu6`'s is about a threshold other than 6, which an `act=` never passes).
+_DEFAULTS_ONLY = ("relu6_threshold",)
+
+
+def literal_activation(ctx: Context, site: Site, op: str) -> Callable[[cst.BaseExpression], cst.BaseExpression]:
+    """Apply 1.8's activation operator `op` with its default attributes, through its table entry."""
     entry = ctx.table.lookup(ACTIVATIONS + op)
-    if entry is None or entry.update_to is None or entry.transformer is not None or not entry.args_list:
+    if entry is None or entry.update_to is None or entry.transformer not in (None, *_DEFAULTS_ONLY) \
+            or not entry.args_list:
         raise NeedsReview(f"`act='{op}'`: no 2.x activation known for it; apply it to the output by hand")
     from refactors.refactor_kwargs import apply_changes
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Optional, Sequence
 
+from api_mapping.namespaces import ACTIVATIONS, ACTIVATION_OPS
 from runtime_shim import mode
 from runtime_shim.adapters import adapter, for_transformer
 from runtime_shim.resolve import CallTranslator, one_dim
@@ -26,16 +27,13 @@ def apply_act(x: Any, act: Optional[str]) -> Any:
     if mode.in_legacy_static():
         # 1.8 appended an operator of type `act` (X -> Out); those operators still exist.
         return append_op(act, {"X": x})
-    import paddle.nn.functional as F
+    if act not in ACTIVATION_OPS:
+        raise ValueError(f'Operator "{act}" has not been registered.')  # 1.8's words, in its static graph
+    from runtime_shim.resolve import default_resolver  # (resolve imports the adapters)
 
-    fn = getattr(F, act, None)
-    if fn is None:
-        import paddle
-
-        fn = getattr(paddle, act, None)
-    if fn is None:
-        raise ValueError(f"unknown activation {act!r}")
-    return fn(x)
+    # What the shim serves for `fluid.layers.<act>`: the 2.x activation with 1.8's default attributes
+    # (leaky_relu's slope 0.02, brelu's bounds), as 1.8's operator ran with them.
+    return default_resolver().resolve(ACTIVATIONS + act)(x)
 
 
 @for_transformer("act_to_call")
