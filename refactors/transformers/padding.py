@@ -7,8 +7,10 @@ the call is reordered in place. `paddings` given by a name, an attribute or an i
 a tuple, an array or 1.8's Tensor form, `self.outpadding`) is read item by item in 2.x's order,
 `[p[2], p[3], p[0], p[1]]`, which 3.3.1's `F.pad` takes in dygraph, Tensor items too
 (`fixtures/legacy/pad2d_paddings_dygraph.py`). In a static graph on the legacy IR it refuses Tensor items
-(checked on 3.3.1), so there the form is written only where every value the file gives the name is a
-list or tuple (refactors.value_sets). Any other expression is left for review, as is a `mode` that is
+(checked on 3.3.1), so there, unless every value the file gives the name is a list or tuple
+(refactors.value_sets), the choice is made when the program runs: a Tensor (`paddle.is_tensor`) is reordered
+as a Tensor, `paddle.concat([p[2:4], p[0:2]])`, which F.pad takes whole, anything else item by item
+(`fixtures/legacy/pad2d_paddings_static.py`). Any other expression is left for review, as is a `mode` that is
 not a literal.
 """
 from __future__ import annotations
@@ -31,11 +33,12 @@ def _has_side_effects(node: cst.CSTNode) -> bool:
 def _reordered(ctx: Context, site: Site, paddings: cst.BaseExpression) -> cst.BaseExpression:
     """[top, bottom, left, right] written as [left, right, top, bottom], keeping the layout."""
     if not isinstance(paddings, (cst.List, cst.Tuple)) and emit.repeatable(ctx, site, paddings):
+        items = ctx.template("[{p}[2], {p}[3], {p}[0], {p}[1]]", p=emit.receiver(paddings))
         if static_graph(ctx, site.node) and not _sequences(ctx, site, paddings):
-            raise NeedsReview(f"`paddings={ctx.code(paddings).strip()}` may be a Tensor (1.8 took one), whose "
-                              f"items 2.x's F.pad refuses in a static graph: 1.8 reads it as [top, bottom, "
-                              f"left, right] and F.pad as [left, right, top, bottom]; reorder it by hand")
-        return ctx.template("[{p}[2], {p}[3], {p}[0], {p}[1]]", p=emit.receiver(paddings))
+            # A Tensor is reordered as a Tensor, which F.pad takes whole; a list item by item.
+            return ctx.template("{paddle}.concat([{p}[2:4], {p}[0:2]]) if {paddle}.is_tensor({p}) else {items}",
+                                paddle=emit.name(ctx, site, "paddle"), p=emit.receiver(paddings), items=items)
+        return items
     if not isinstance(paddings, (cst.List, cst.Tuple)) or len(paddings.elements) != 4 \
             or any(isinstance(e, cst.StarredElement) for e in paddings.elements):
         raise NeedsReview(f"`paddings={ctx.code(paddings).strip()}` is neither a list of four nor a name: 1.8 "
