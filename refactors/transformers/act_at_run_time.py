@@ -18,7 +18,8 @@ of the 2.x layer, which keeps its parameters and their names (a state dict saved
 Used where the value set of `act` is open (refactors.value_sets) or holds several values where no
 statement can follow the call, and for a layer with `act=` whose calls the class does not all show (kept
 in a list, a local, or several values). The `act` expression is evaluated after the call instead of
-before it, so it must be `pure` (names, attributes, subscripts: nothing the call can run or change);
+before it, so it must be `pure` (names, attributes, subscripts: nothing the call can run or change), or a
+comparison or choice of such (`"softmax" if dec_inputs is None else None`);
 where the file shows a value the function cannot apply, the call is left for review. Checked against
 1.8.5, every operator of the list in a static graph and in dygraph: fixtures/legacy/act_at_run_time_static.py
 and act_at_run_time_dygraph.py.
@@ -96,10 +97,24 @@ def _act_function(ctx: Context, site: Site) -> str:
     return module_definitions.define_once(ctx, site, "fluid_act", template)  # type: ignore[arg-type]
 
 
+def _movable(node: cst.BaseExpression) -> bool:
+    """Whether evaluating `node` after the call instead of before changes nothing: `pure` parts, compared,
+    negated, joined by and/or or chosen between (`"softmax" if dec_inputs is None else None`)."""
+    if isinstance(node, cst.IfExp):
+        return all(_movable(n) for n in (node.test, node.body, node.orelse))
+    if isinstance(node, cst.Comparison):
+        return _movable(node.left) and all(_movable(c.comparator) for c in node.comparisons)
+    if isinstance(node, cst.BooleanOperation):
+        return _movable(node.left) and _movable(node.right)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _movable(node.expression)
+    return emit.pure(node)
+
+
 def _check(ctx: Context, site: Site, act: cst.BaseExpression, why: NeedsReview) -> None:
     """NeedsReview (`why`) unless `act` may move after the call and every value the file shows for it is
     one `fluid_act` applies."""
-    if not emit.pure(act):
+    if not _movable(act):
         raise why
     try:
         values = value_sets.values_at(ctx, site, act)
