@@ -128,6 +128,12 @@ def _check(ctx: Context, site: Site, act: cst.BaseExpression, why: NeedsReview) 
             emit.literal_activation(ctx, site, value)  # NeedsReview where the table has no 2.x form
 
 
+def _reason(why: NeedsReview) -> str:
+    """Why the activation cannot be written after the call, without the advice to do it by hand."""
+    text = str(why.args[0]) if why.args else str(why)
+    return text.split("; apply ", 1)[0]
+
+
 def applied(ctx: Context, site: Site, act: cst.BaseExpression, why: NeedsReview) -> Apply:
     """Apply `act` to an output by `fluid_act(output, act)`; NeedsReview `why` where that cannot be done."""
     _check(ctx, site, act, why)
@@ -136,8 +142,8 @@ def applied(ctx: Context, site: Site, act: cst.BaseExpression, why: NeedsReview)
     def apply(inner: cst.BaseExpression) -> cst.BaseExpression:
         name = _act_function(ctx, site)
         ctx.report(site, "act-at-run-time", "info",
-                   f"{site.name}(act={shown}): the file does not show one value of `{shown}` to apply after the "
-                   f"call; `{name}` applies 1.8's activation of that name when the program runs", True)
+                   f"{site.name}: {_reason(why)}; `{name}` applies 1.8's activation of that name when the program "
+                   f"runs", True)
         return cst.Call(cst.Name(name), [cst.Arg(inner), cst.Arg(act)])
     return apply
 
@@ -149,8 +155,7 @@ def layer(ctx: Context, site: Site, made: cst.BaseExpression, act: cst.BaseExpre
     act_name = _act_function(ctx, site)
     name = module_definitions.define_once(ctx, site, "fluid_layer_act", _LAYER_ACT.format(act=act_name))
     ctx.report(site, "act-at-run-time", "info",
-               f"{site.name}(act={ctx.code(act).strip()}): 1.8 applied it in the layer's forward, and the file cannot "
-               f"apply it after each call of the layer; a forward post-hook, `{name}`, applies it to each output",
-               True)
+               f"{site.name}: {_reason(why)}; 1.8 applied it in the layer's forward, and a forward post-hook, "
+               f"`{name}`, applies it to each output of the layer", True)
     return cst.Call(cst.Name(name), [cst.Arg(made), cst.Arg(act)])
 
