@@ -140,6 +140,8 @@ CASES = [
     pytest.param("y = fluid.layers.sums([a, b])\n", "y = paddle.add_n([a, b])\n", id="sums: add_n"),
     pytest.param("y = fluid.layers.reshape(x, [-1, 4], inplace=True)\n", "y = paddle.reshape(x, [-1, 4])\n",
                  id="reshape: inplace only shared memory"),
+    pytest.param("y = fluid.layers.reshape(x, [2, 3], act='relu')\n",
+                 "y = paddle.nn.functional.relu(paddle.reshape(x, [2, 3]))\n", id="reshape: act applied to the output"),
 ]
 
 
@@ -156,7 +158,8 @@ REVIEW = [
                  id="pool3d: the kind chooses the function"),
     pytest.param("y = fluid.layers.sigmoid_cross_entropy_with_logits(x, label, normalize=True)\n",
                  "`normalize=True`", id="sigmoid CE: normalize"),
-    pytest.param("y = fluid.layers.reshape(x, [2, 3], act='relu')\n", "`act='relu'`", id="reshape: act"),
+    pytest.param("y = fluid.layers.reshape(x, [2, 3], actual_shape=s)\n", "`actual_shape=s`",
+                 id="reshape: actual_shape took priority"),
     pytest.param("y = fluid.layers.less_than(x, y, cond=c)\n", "`cond=c`", id="less_than: output variable"),
     pytest.param("y = fluid.layers.gaussian_random([2], seed=7)\n", "`seed=7`", id="gaussian_random: seed"),
 ]
