@@ -137,7 +137,6 @@ def _reason(why: NeedsReview) -> str:
 def applied(ctx: Context, site: Site, act: cst.BaseExpression, why: NeedsReview) -> Apply:
     """Apply `act` to an output by `fluid_act(output, act)`; NeedsReview `why` where that cannot be done."""
     _check(ctx, site, act, why)
-    shown = ctx.code(act).strip()
 
     def apply(inner: cst.BaseExpression) -> cst.BaseExpression:
         name = _act_function(ctx, site)
