@@ -501,6 +501,51 @@ def {name}(state, sorted_key=None, profile_path="/tmp/profile"):
 '''
 
 
+LEARNING_RATE_DECAY = '''\
+class {name}({paddle}.optimizer.lr.LRScheduler):
+    """fluid.dygraph.LearningRateDecay of Paddle 1.8 (paddle-upgrade): a subclass's `step()` is the rate at
+    `step_num`; calling the object takes that rate, as a [1] tensor of `dtype`, and advances `step_num` by
+    `step_size`, as each 1.8 `minimize` did. A 2.x optimizer calls it once per update and takes a number; its
+    `get_lr()` calls it too, and is 1.8's `current_step_lr()`: the rate the last update took, else `step()`,
+    advancing nothing."""
+
+    _taken = None  # the rate the last update took, as 1.8's [1] variable of `dtype` held it
+    _var_name = None
+    verbose = False
+
+    def __init__(self, begin=0, step=1, dtype="float32"):
+        self.step_num = begin
+        self.step_size = step
+        self.dtype = dtype
+
+    def __call__(self):
+        caller = {sys}._getframe(1)
+        if caller.f_code is {paddle}.optimizer.Optimizer.get_lr.__code__:
+            return self._taken if self._taken is not None else self._number(self.step())
+        lr = self.step()
+        lr = lr if isinstance(lr, {paddle}.Tensor) else self.create_lr_var(lr)
+        self._taken = self._number(lr)
+        self.step_num += self.step_size
+        return self._taken if caller.f_globals.get("__name__") == {paddle}.optimizer.Optimizer.__module__ else lr
+
+    @staticmethod
+    def _number(lr):
+        return float(lr.numpy().reshape(-1)[0]) if isinstance(lr, {paddle}.Tensor) else float(lr)
+
+    def create_lr_var(self, lr):
+        return {paddle}.full([1], float(lr), self.dtype)
+
+    def step(self):
+        raise NotImplementedError()
+
+    def state_keys(self):
+        self._state_keys()
+
+    def _state_keys(self):
+        self.keys = ["step_num"]
+'''
+
+
 def compiled(template: str, name: str, paddle: Any, numpy: Any, **stdlib: Any) -> Callable[..., Any]:
     """The function `template` defines, named `name`, run with `paddle` and `numpy` as the given objects, and
     each standard-library module it names (`{os}`) as given by keyword.

@@ -25,49 +25,26 @@ from runtime_shim.static_ops import op
 # Dygraph decays (1.8 `fluid.dygraph.learning_rate_scheduler`)
 
 
+def _written_base() -> type:
+    """1.8's base class as the upgrade writes it into a module (api_mapping.kernels LEARNING_RATE_DECAY)."""
+    import sys
+
+    import numpy
+    import paddle
+
+    from api_mapping.kernels import LEARNING_RATE_DECAY, compiled
+
+    return compiled(LEARNING_RATE_DECAY, "LearningRateDecay", paddle, numpy, sys=sys)
+
+
 @adapter("paddle.fluid.dygraph.learning_rate_scheduler.LearningRateDecay",
          "paddle.optimizer.lr.LRScheduler (implement get_lr(); call scheduler.step() after opt.step())",
          semantics=(28,))
-class LearningRateDecay:
-    """1.8 `LearningRateDecay(begin, step, dtype)`: `decay()` returns the rate and advances the step.
-
-    1.8 code subclasses it with its own `step()`; every shim optimizer accepts such an object.
-    """
-
-    def __init__(self, begin: int = 0, step: int = 1, dtype: str = "float32") -> None:
-        self.step_num = begin
-        self.step_size = step
-        self.dtype = dtype
-
-    def __call__(self) -> Any:
-        lr = self.step()
-        if isinstance(lr, (int, float)):
-            lr = self.create_lr_var(lr)
-        self.step_num += self.step_size
-        return lr
-
-    def create_lr_var(self, lr: float) -> Any:
-        """A `[1]` tensor holding `lr`, as 1.8 returned."""
-        import paddle
-
-        return paddle.to_tensor([float(lr)], dtype=self.dtype)
-
-    def step(self) -> float:
-        raise NotImplementedError()
-
-    _STATE = ("step_num",)  # what 1.8's `_state_keys` saved
-
-    def state_dict(self) -> dict:
-        return {key: getattr(self, key) for key in self._STATE}
-
-    def set_dict(self, state_dict: dict) -> None:
-        for key in self._STATE:
-            if key not in state_dict:
-                raise RuntimeError(f"Please check whether state_dict is correct for optimizer. Can't find [ {key} ] "
-                                   "in state_dict")
-            setattr(self, key, state_dict[key])
-
-    set_state_dict = set_dict
+class LearningRateDecay(_written_base()):  # type: ignore[misc]
+    """1.8 `LearningRateDecay(begin, step, dtype)`: calling it takes the rate `step()` computes and advances
+    the step. 1.8 code subclasses it with its own `step()`; every shim optimizer accepts such an object,
+    and so does a 2.x optimizer (an upgraded one beside the legacy schedule), which advances it as 1.8's
+    did (refactors/transformers/lr_decay_class.py)."""
 
 
 def _value(lr: Any) -> float:
@@ -210,7 +187,8 @@ class LinearLrWarmup(LearningRateDecay):
 class _EpochDecay(LearningRateDecay):
     """1.8 `_LearningRateEpochDecay`: changes only when `epoch()` is called."""
 
-    _STATE = ("epoch_num", "learning_rate")
+    def _state_keys(self) -> None:
+        self.keys = ["epoch_num", "learning_rate"]
 
     def __init__(self, learning_rate: float, dtype: Optional[str] = None) -> None:
         if not isinstance(learning_rate, (float, int)):
@@ -223,8 +201,8 @@ class _EpochDecay(LearningRateDecay):
         self.learning_rate = self.base_lr
         self.epoch()
 
-    def __call__(self) -> Any:
-        return self.create_lr_var(self.learning_rate)
+    def __call__(self) -> Any:  # a float, as a 2.x optimizer reads it too; only `epoch()` moves the rate
+        return self._number(self.create_lr_var(self.learning_rate))
 
     def step(self) -> float:
         return self.learning_rate
@@ -435,7 +413,7 @@ def legacy_optimizer(entry: Any, target: type) -> type:
         lr = bound.get("learning_rate")
         if isinstance(lr, LearningRateDecay):
             state["_legacy_decay"] = lr
-            bound["learning_rate"] = float(lr.step())  # the rate before the first minimize
+            bound["learning_rate"] = lr._number(lr.step())  # the rate before the first minimize
         elif _is_static_variable(lr):
             state["_legacy_lr_var"] = lr
             bound["learning_rate"] = 0.0  # placeholder: minimize() installs the variable
@@ -459,7 +437,7 @@ def legacy_optimizer(entry: Any, target: type) -> type:
         if self._legacy_last_lr is not None:
             return self._legacy_last_lr
         if self._legacy_decay is not None:
-            return float(self._legacy_decay.step())
+            return self._legacy_decay._number(self._legacy_decay.step())
         return float(self.get_lr())
 
     def state_dict(self: Any) -> Dict[str, Any]:
