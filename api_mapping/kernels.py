@@ -519,14 +519,14 @@ class {name}({paddle}.optimizer.lr.LRScheduler):
         self.dtype = dtype
 
     def __call__(self):
-        caller = {sys}._getframe(1)
-        if caller.f_code is {paddle}.optimizer.Optimizer.get_lr.__code__:
+        caller, optimizer = {sys}._getframe(1), {paddle}.optimizer.Optimizer
+        if caller.f_code is optimizer.get_lr.__code__:
             return self._taken if self._taken is not None else self._number(self.step())
         lr = self.step()
         lr = lr if isinstance(lr, {paddle}.Tensor) else self.create_lr_var(lr)
         self._taken = self._number(lr)
         self.step_num += self.step_size
-        return self._taken if caller.f_globals.get("__name__") == {paddle}.optimizer.Optimizer.__module__ else lr
+        return self._taken if caller.f_globals.get("__name__") == optimizer.__module__ else lr
 
     @staticmethod
     def _number(lr):
@@ -544,6 +544,148 @@ class {name}({paddle}.optimizer.lr.LRScheduler):
     def _state_keys(self):
         self.keys = ["step_num"]
 '''
+
+
+# 1.8's dygraph schedules (`dygraph/learning_rate_scheduler.py`) over the written LEARNING_RATE_DECAY, whose
+# name fills `{base}`: each `step()` is 1.8's formula at `step_num`, in Python numbers (1.8 computed it in
+# float32 operators; the base hands the rate over as 1.8's float32 variable). Keyed by the 1.8 class name.
+_RATE_DECAY_INIT = """
+    def __init__(self, learning_rate, decay_steps, decay_rate, staircase=False, begin=0, step=1,
+                 dtype="float32"):
+        super().__init__(begin, step, dtype)
+        self.learning_rate = learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+"""
+_RATE_DECAY_DIV = """
+    def _div(self):
+        div = self.step_num / self.decay_steps
+        return {math}.floor(div) if self.staircase else div
+"""
+DYGRAPH_DECAYS = {
+    "PiecewiseDecay": '''\
+class {name}({base}):
+    """fluid.dygraph.PiecewiseDecay of Paddle 1.8 (paddle-upgrade): values[i] before boundaries[i], the last
+    value after the last boundary, at step_num from `begin`, advanced by `step` on each optimizer update."""
+
+    def __init__(self, boundaries, values, begin, step=1, dtype="float32"):
+        super().__init__(begin, step, dtype)
+        self.boundaries = boundaries
+        self.values = values
+
+    def step(self):
+        for i in range(len(self.boundaries)):
+            if self.step_num < self.boundaries[i]:
+                return float(self.values[i])
+        return float(self.values[len(self.values) - 1])
+''',
+    "NaturalExpDecay": '''\
+class {name}({base}):
+    """fluid.dygraph.NaturalExpDecay of Paddle 1.8 (paddle-upgrade): learning_rate * exp(-decay_rate *
+    step_num / decay_steps), the ratio floored when `staircase`, advanced on each optimizer update."""
+''' + _RATE_DECAY_INIT + _RATE_DECAY_DIV + '''
+    def step(self):
+        return self.learning_rate * {math}.exp(-1 * self.decay_rate * self._div())
+''',
+    "ExponentialDecay": '''\
+class {name}({base}):
+    """fluid.dygraph.ExponentialDecay of Paddle 1.8 (paddle-upgrade): learning_rate * decay_rate **
+    (step_num / decay_steps), the ratio floored when `staircase`, advanced on each optimizer update."""
+''' + _RATE_DECAY_INIT + _RATE_DECAY_DIV + '''
+    def step(self):
+        return self.learning_rate * self.decay_rate ** self._div()
+''',
+    "InverseTimeDecay": '''\
+class {name}({base}):
+    """fluid.dygraph.InverseTimeDecay of Paddle 1.8 (paddle-upgrade): learning_rate / (1 + decay_rate *
+    step_num / decay_steps), the ratio floored when `staircase`, advanced on each optimizer update."""
+''' + _RATE_DECAY_INIT + _RATE_DECAY_DIV + '''
+    def step(self):
+        return self.learning_rate / (1 + self.decay_rate * self._div())
+''',
+    "PolynomialDecay": '''\
+class {name}({base}):
+    """fluid.dygraph.PolynomialDecay of Paddle 1.8 (paddle-upgrade): (learning_rate - end_learning_rate) *
+    (1 - step / decay_steps) ** power + end_learning_rate, the step capped at decay_steps, or with `cycle` the
+    decay steps stretched to the next multiple; advanced on each optimizer update."""
+
+    def __init__(self, learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False, begin=0,
+                 step=1, dtype="float32"):
+        super().__init__(begin, step, dtype)
+        self.learning_rate = learning_rate
+        self.decay_steps = decay_steps
+        self.end_learning_rate = end_learning_rate
+        self.power = power
+        self.cycle = cycle
+
+    def step(self):
+        step_num, decay_steps = self.step_num, self.decay_steps
+        if self.cycle:
+            div = 1.0 if step_num == 0 else {math}.ceil(step_num / float(decay_steps))
+            decay_steps = decay_steps * div
+        else:
+            step_num = min(step_num, decay_steps)
+        return ((self.learning_rate - self.end_learning_rate) * (1 - step_num / decay_steps) ** self.power
+                + self.end_learning_rate)
+''',
+    "CosineDecay": '''\
+class {name}({base}):
+    """fluid.dygraph.CosineDecay of Paddle 1.8 (paddle-upgrade): learning_rate * 0.5 * (cos(epoch * pi / epochs)
+    + 1), epoch = floor(step_num / step_each_epoch), advanced on each optimizer update."""
+
+    def __init__(self, learning_rate, step_each_epoch, epochs, begin=0, step=1, dtype="float32"):
+        super().__init__(begin, step, dtype)
+        self.learning_rate = learning_rate
+        self.step_each_epoch = step_each_epoch
+        self.epochs = epochs
+
+    def step(self):
+        epoch = {math}.floor(self.step_num / self.step_each_epoch)
+        return self.learning_rate * 0.5 * ({math}.cos(epoch * {math}.pi / self.epochs) + 1)
+''',
+    "NoamDecay": '''\
+class {name}({base}):
+    """fluid.dygraph.NoamDecay of Paddle 1.8 (paddle-upgrade): learning_rate * d_model ** -0.5 *
+    min(step_num ** -0.5, warmup_steps ** -1.5 * step_num), from `begin` 1, advanced on each optimizer update."""
+
+    def __init__(self, d_model, warmup_steps, begin=1, step=1, dtype="float32", learning_rate=1.0):
+        super().__init__(begin, step, dtype)
+        self.learning_rate = learning_rate
+        self.d_model = d_model
+        self.warmup_steps = warmup_steps
+
+    def step(self):
+        a = self.step_num ** -0.5
+        b = self.warmup_steps ** -1.5 * self.step_num
+        return self.learning_rate * self.d_model ** -0.5 * min(a, b)
+''',
+    "LinearLrWarmup": '''\
+class {name}({base}):
+    """fluid.dygraph.LinearLrWarmup of Paddle 1.8.5 (paddle-upgrade): (end_lr - start_lr) / warmup_steps *
+    step_num before warmup_steps (1.8.5 adds no start_lr), then learning_rate; a 1.8 schedule given as
+    learning_rate is advanced on every update, warm-up included, as 1.8.5 advanced it."""
+
+    def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, begin=1, step=1, dtype="float32"):
+        super().__init__(begin, step, dtype)
+        if not isinstance(learning_rate, (int, float, {base})):
+            raise TypeError("the type of learning_rate should be [int, float or LearningRateDecay], the "
+                            "current type is {{}}".format(learning_rate))
+        if not end_lr > start_lr:
+            raise AssertionError("end_lr {{}} must be greater than start_lr {{}}".format(end_lr, start_lr))
+        self.learning_rate = learning_rate
+        self.warmup_steps = warmup_steps
+        self.lr_ratio_before_warmup = (float(end_lr) - float(start_lr)) / float(warmup_steps)
+
+    def step(self):
+        base_lr = self.learning_rate
+        if isinstance(base_lr, {base}):
+            base_lr = base_lr()
+        if self.step_num < self.warmup_steps:
+            return self.lr_ratio_before_warmup * self.step_num
+        return base_lr
+''',
+}
 
 
 def compiled(template: str, name: str, paddle: Any, numpy: Any, **stdlib: Any) -> Callable[..., Any]:

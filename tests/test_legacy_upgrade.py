@@ -40,9 +40,9 @@ def test_parse_output_reads_keys_and_numbers():
 # program does when run anyway (through its `import runtime_shim.coexist` line), and the item of
 # issue 11 it needs. What the upgrade leaves must be marked TODO and run through the coexistence line.
 KNOWN_GAPS = {
-    "transformer_resume_dygraph": "leaves a TODO on NoamDecay's scheduler.step() and optimizer.current_step_lr() (the "
-                                  "optimizer is a parameter of `train`, so its kind is not known there); run anyway, "
-                                  "current_step_lr() is AttributeError on paddle.optimizer.Adam: item 4",
+    "transformer_resume_dygraph": "leaves a TODO on optimizer.current_step_lr() (the optimizer is a parameter of "
+                                  "`train`, so its kind is not known there); run anyway, current_step_lr() is "
+                                  "AttributeError on paddle.optimizer.Adam: item 4",
     "beam_search_decoder_static": "the upgrade renames BeamSearchDecoder and dynamic_decode to paddle.nn's, which "
                                   "decode other ids (shape [2, 5, 3] where 1.8.5 gives [2, 2, 3]: SEMANTICS 58)",
     "batch_axis_binop_static": "1.8's static `a <op> b` aligned a batch-first operand of lower rank with dimension 0 "

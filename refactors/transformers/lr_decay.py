@@ -14,7 +14,8 @@
   `lr / (1 + rate * step / decay_steps)` is `InverseTimeDecay(lr, rate / decay_steps)`; piecewise,
   polynomial and Noam keep their formulas; the per-epoch cosine decay is a `LambdaDecay` of its
   formula. Floored natural-exp and inverse-time decays and 1.8's warm-up (whose dygraph and static
-  formulas differ) have no 2.x scheduler computing the same rates: left for review.
+  formulas differ) have no 2.x scheduler computing the same rates: 1.8's class in dygraph (below), else
+  left for review.
 
 Stepping, dygraph: when the schedule is given (directly, or through a name) as `learning_rate=` of an
 optimizer assigned to a name in the same function, and that optimizer's `minimize(...)` is called
@@ -27,7 +28,10 @@ variable in 2.x (`program.lr_var`, 0-D, read by `refactors.zero_d`). A schedule 
 in another function of the file: `lr_decay_elsewhere.py` (the optimizer passed there),
 `lr_decay_returned.py` (returned there). A static schedule whose runs the file does not
 show, or that no 2.x scheduler computes, is computed by the program itself as in 1.8
-(`lr_in_program.py`: no step to write). Otherwise (dygraph, or `--no-shim`) the schedule is converted,
+(`lr_in_program.py`: no step to write). A dygraph schedule (a 1.8 dygraph class, or a `fluid.layers`
+schedule under a dygraph guard) whose steps the file does not show, or that no 2.x scheduler computes, is
+1.8's class written in the module, which the optimizer given it advances as 1.8's did (`lr_decay_class.py`).
+Otherwise (`--no-shim` static, a schedule whose mode the file does not tell) the schedule is converted,
 the line is marked with a TODO saying where `.step()` must go, and the site is reported.
 """
 from __future__ import annotations
@@ -42,7 +46,7 @@ from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site, literal, same_literal
 from refactors.scopes import Scope, descendants, dotted
 from refactors.statement_visitor import StatementVisitor
-from refactors.transformers import SCOPE, emit, lr_in_program, register
+from refactors.transformers import SCOPE, emit, lr_decay_class, lr_in_program, register
 
 LR = "paddle.optimizer.lr."
 _KEEP = ("learning_rate", "name")
@@ -492,14 +496,17 @@ def _todo_step(ctx: Context, site: Site, new: cst.Call, scheduler: Optional[str]
     return emit.converted(site, new)
 
 
-def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExpression:
+def _step_after_minimize(ctx: Context, site: Site, new: cst.Call,
+                         written: Callable[[], Optional[cst.BaseExpression]]) -> cst.BaseExpression:
+    """`new` (a 2.x scheduler) stepped after each `minimize` of its optimizers the file shows; else what
+    `written` gives (1.8's class in the module, advanced by the optimizer), else `new` marked TODO."""
     scope_node = site.scope.node
     statement = ctx.statements[-1] if ctx.statements else None
     scheduler = _assigned_name(ctx, site)
     optimizers: List[str] = []
     before: List[cst.BaseStatement] = []
     result: cst.BaseExpression = new
-    if scheduler is not None:
+    if scheduler is not None and len(site.scope.bindings.get(scheduler, ())) == 1:  # (else which one is given?)
         optimizers = _optimizers_using(ctx, site.scope, scheduler)
     elif statement is not None:
         optimizer = _optimizer_assignment(ctx, site.scope, statement, emit.original_call(ctx, site))
@@ -528,7 +535,7 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
     if scheduler is not None and not steps and _never_read(ctx, site.scope, scheduler):
         return emit.converted(site, result)  # it drives no optimizer: 1.8 never advanced it either
     if scheduler is None or not steps:
-        return _todo_step(ctx, site, new, scheduler)
+        return written() or _todo_step(ctx, site, new, scheduler)
     if before:
         ctx.insert_around(statement, before=before)  # type: ignore[arg-type]
     for minimize in steps:
@@ -536,9 +543,32 @@ def _step_after_minimize(ctx: Context, site: Site, new: cst.Call) -> cst.BaseExp
     return emit.converted(site, result)
 
 
+def _dygraph(ctx: Context, site: Site, node: cst.Call, dygraph_class: bool) -> cst.BaseExpression:
+    """A schedule 1.8 made as a dygraph class: the 2.x scheduler stepped where the file shows the optimizer
+    steps, else 1.8's class written in the module (`lr_decay_class.py`), which the optimizer advances."""
+    imports = set(ctx.imports)
+
+    def written() -> Optional[cst.BaseExpression]:
+        scheduler_form = set(ctx.imports)
+        ctx.imports.intersection_update(imports)  # the scheduler form is dropped, and with it what it imported
+        found = lr_decay_class.written_schedule(ctx, site, node, dygraph_class)
+        if found is None:
+            ctx.imports.update(scheduler_form)
+        return found
+
+    try:
+        new = _scheduler(ctx, site, node, dygraph=dygraph_class)
+    except NeedsReview:
+        found = written()
+        if found is None:
+            raise
+        return found
+    return _step_after_minimize(ctx, site, new, written)
+
+
 @register("lr_decay_dygraph", reads=(SCOPE,))  # optimizers given the schedule, their `minimize` in loops
 def lr_decay_dygraph(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
-    return _step_after_minimize(ctx, site, _scheduler(ctx, site, node, dygraph=True))
+    return _dygraph(ctx, site, node, dygraph_class=True)
 
 
 def static_graph(ctx: Context, node: cst.CSTNode) -> bool:
@@ -552,7 +582,7 @@ def static_graph(ctx: Context, node: cst.CSTNode) -> bool:
 @register("lr_decay_static", reads=(SCOPE,))
 def lr_decay_static(ctx: Context, site: Site, node: cst.Call) -> cst.BaseExpression:
     if not static_graph(ctx, site.node):
-        return _step_after_minimize(ctx, site, _scheduler(ctx, site, node, dygraph=False))
+        return _dygraph(ctx, site, node, dygraph_class=False)
     if not lr_in_program.applies(ctx):
         new = _scheduler(ctx, site, node, dygraph=False)
         return _step_after_runs(ctx, site, new) or _todo_step(ctx, site, new, _assigned_name(ctx, site))

@@ -12,6 +12,14 @@ LRScheduler (api_mapping.kernels LEARNING_RATE_DECAY): `__call__` is 1.8's, exce
 Checked on 1.8.5 (per update the optimizer calls the schedule once, `current_step_lr()` never advances it;
 3.3.1 calls `__call__` once per `step()`/`minimize()` and per `get_lr()`): fixtures/legacy/lr_decay_subclass_dygraph.
 
+The same base carries 1.8's own dygraph schedules (api_mapping.kernels DYGRAPH_DECAYS) where the upgrade
+cannot write the 2.x scheduler's `step()` after each optimizer step (`lr_decay.py`: the optimizer steps out
+of sight, in another module's trainer or a method called per batch) or no 2.x scheduler computes 1.8's rates
+(1.8.5's dygraph warm-up, a `step` other than 1, a floored natural-exp decay): `written_schedule` writes the
+1.8 class into the module and calls it with the 1.8 arguments; the optimizer given it advances it. Only in
+dygraph: a 1.8 dygraph class, or a `fluid.layers` schedule under a dygraph guard (1.8 made that class).
+Checked on 1.8.5: fixtures/legacy/lr_decay_written_dygraph.
+
 Left with the reason: a class of the module in the family that defines `__call__` (1.8's stepping replaced),
 and a reference to the base that is not a base of a class statement (`isinstance(x, LearningRateDecay)`:
 1.8's built-in schedules, converted to 2.x schedulers, are no instances of the written class).
@@ -22,7 +30,8 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-from api_mapping.kernels import LEARNING_RATE_DECAY
+from api_mapping.kernels import DYGRAPH_DECAYS, LEARNING_RATE_DECAY
+from refactors import call_args
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
 from refactors.transformers import emit, module_definitions, register
@@ -93,8 +102,43 @@ def lr_decay_base(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.Bas
     reason = _reason(ctx, cls)
     if reason is not None:
         raise NeedsReview(reason)
-    base = module_definitions.define_once(ctx, site, "LearningRateDecay", LEARNING_RATE_DECAY, stdlib=("sys",))
+    base = _base(ctx, site)
     site.finding = ctx.report(site, F.CONVERTED, "info",
                               f"{site.name} -> {base}, 1.8's base class written in the module over "
                               "paddle.optimizer.lr.LRScheduler (the optimizer advances it on each update)", True)
     return emit.converted(site, cst.Name(base))
+
+
+def _base(ctx: Context, site: Site) -> str:
+    return module_definitions.define_once(ctx, site, "LearningRateDecay", LEARNING_RATE_DECAY, stdlib=("sys",))
+
+
+# 1.8's `fluid.layers` schedules made these classes in dygraph (`layers/learning_rate_scheduler.py`), with the
+# same argument names, `piecewise_decay` with `begin=0`.
+_CLASS_OF = {"exponential_decay": "ExponentialDecay", "natural_exp_decay": "NaturalExpDecay",
+             "inverse_time_decay": "InverseTimeDecay", "polynomial_decay": "PolynomialDecay",
+             "piecewise_decay": "PiecewiseDecay", "noam_decay": "NoamDecay", "cosine_decay": "CosineDecay",
+             "linear_lr_warmup": "LinearLrWarmup"}
+
+
+def written_schedule(ctx: Context, site: Site, node: cst.Call, dygraph_class: bool) -> Optional[cst.BaseExpression]:
+    """`node`, a 1.8 schedule with its 1.8 keywords, as a call of 1.8's class written in the module over the
+    written base; None (nothing written) where 1.8 may not have made that class: a `fluid.layers` schedule
+    out of a dygraph guard."""
+    assert site.entry is not None
+    short = site.entry.name.rsplit(".", 1)[-1]
+    name = short if dygraph_class else _CLASS_OF.get(short)
+    if name not in DYGRAPH_DECAYS or not dygraph_class and not ctx.in_dygraph_guard(site.node):
+        return None
+    if call_args.has_star(node):
+        raise NeedsReview("called with *args/**kwargs")
+    if name == "PiecewiseDecay" and not dygraph_class:
+        node = call_args.add(node, "begin", cst.Integer("0"))
+    template = DYGRAPH_DECAYS[name].replace("{base}", _base(ctx, site))
+    written = module_definitions.define_once(ctx, site, name, template,
+                                             stdlib=("math",) if "{math}" in template else ())
+    site.finding = ctx.report(site, F.CONVERTED, "info",
+                              f"{site.name} -> {written}, 1.8's {name} written in the module over 1.8's base "
+                              "class (the optimizer given it advances it on each update, as 1.8's minimize did)",
+                              True)
+    return emit.converted(site, node.with_changes(func=cst.Name(written)))

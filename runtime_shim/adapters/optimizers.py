@@ -6,7 +6,8 @@
   `minimize`, and a static learning-rate variable built by `fluid.layers.*_decay`. It keeps the 1.8
   methods `current_step_lr`, `set_dict` and `clear_gradients`.
 - The dygraph decays (`fluid.dygraph.PiecewiseDecay`, ...) are the 1.8 formulas, stepped by the
-  optimizer (`dygraph/learning_rate_scheduler.py:44-50`).
+  optimizer (`dygraph/learning_rate_scheduler.py:44-50`): the classes the upgrade writes into a module
+  (api_mapping.kernels), so a 2.x optimizer given one advances it as 1.8's did.
 - The static decays (`fluid.layers.exponential_decay`, ...) build the 1.8 graph: a step counter that
   the main program increments on every run, first seen as 0 (`layers/learning_rate_scheduler.py:45`).
 - `ExponentialMovingAverage` builds 1.8's programs on Paddle 3's class (below).
@@ -56,132 +57,38 @@ def _value(lr: Any) -> float:
     return float(lr)
 
 
-@adapter("paddle.fluid.dygraph.PiecewiseDecay", "paddle.optimizer.lr.PiecewiseDecay(boundaries, values, "
-         "last_epoch=begin - 1) stepped after each opt.step()", semantics=(28,))
-class PiecewiseDecay(LearningRateDecay):
-    def __init__(self, boundaries: Sequence[int], values: Sequence[float], begin: int, step: int = 1,
-                 dtype: str = "float32") -> None:
-        super().__init__(begin, step, dtype)
-        self.boundaries = list(boundaries)
-        self.values = list(values)
+def _written_decay(name: str) -> type:
+    """1.8's dygraph schedule `name` as the upgrade writes it into a module (api_mapping.kernels DYGRAPH_DECAYS)
+    over the shim's LearningRateDecay."""
+    import math
 
-    def step(self) -> float:
-        for i, boundary in enumerate(self.boundaries):
-            if self.step_num < boundary:
-                return float(self.values[i])
-        return float(self.values[len(self.values) - 1])
+    import numpy
+    import paddle
+
+    from api_mapping.kernels import DYGRAPH_DECAYS, compiled
+
+    return compiled(DYGRAPH_DECAYS[name].replace("{base}", "{LearningRateDecay}"), name, paddle, numpy, math=math,
+                    LearningRateDecay=LearningRateDecay)
 
 
-class _RateDecay(LearningRateDecay):
-    def __init__(self, learning_rate: float, decay_steps: int, decay_rate: float, staircase: bool = False,
-                 begin: int = 0, step: int = 1, dtype: str = "float32") -> None:
-        super().__init__(begin, step, dtype)
-        self.learning_rate = learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-
-    def _div(self) -> float:
-        div = self.step_num / self.decay_steps
-        return math.floor(div) if self.staircase else div
-
-
-@adapter("paddle.fluid.dygraph.NaturalExpDecay", "paddle.optimizer.lr.NaturalExpDecay", semantics=(28,))
-class NaturalExpDecay(_RateDecay):
-    def step(self) -> float:
-        return self.learning_rate * math.exp(-1 * self.decay_rate * self._div())
-
-
-@adapter("paddle.fluid.dygraph.ExponentialDecay", "paddle.optimizer.lr.ExponentialDecay(learning_rate, "
-         "gamma=decay_rate ** (1 / decay_steps))", semantics=(28, 29))
-class ExponentialDecay(_RateDecay):
-    def step(self) -> float:
-        return self.learning_rate * self.decay_rate ** self._div()
-
-
-@adapter("paddle.fluid.dygraph.InverseTimeDecay", "paddle.optimizer.lr.InverseTimeDecay", semantics=(28,))
-class InverseTimeDecay(_RateDecay):
-    def step(self) -> float:
-        return self.learning_rate / (1 + self.decay_rate * self._div())
-
-
-@adapter("paddle.fluid.dygraph.PolynomialDecay", "paddle.optimizer.lr.PolynomialDecay", semantics=(28,))
-class PolynomialDecay(LearningRateDecay):
-    def __init__(self, learning_rate: float, decay_steps: int, end_learning_rate: float = 0.0001,
-                 power: float = 1.0, cycle: bool = False, begin: int = 0, step: int = 1,
-                 dtype: str = "float32") -> None:
-        super().__init__(begin, step, dtype)
-        self.learning_rate = learning_rate
-        self.decay_steps = decay_steps
-        self.end_learning_rate = end_learning_rate
-        self.power = power
-        self.cycle = cycle
-
-    def step(self) -> float:
-        step_num, decay_steps = self.step_num, self.decay_steps
-        if self.cycle:
-            div = 1.0 if step_num == 0 else math.ceil(step_num / float(decay_steps))
-            decay_steps = decay_steps * div
-        else:
-            step_num = min(step_num, decay_steps)
-        return ((self.learning_rate - self.end_learning_rate) * (1 - step_num / decay_steps) ** self.power
-                + self.end_learning_rate)
-
-
-@adapter("paddle.fluid.dygraph.CosineDecay", "paddle.optimizer.lr.CosineAnnealingDecay", semantics=(28,))
-class CosineDecay(LearningRateDecay):
-    def __init__(self, learning_rate: float, step_each_epoch: int, epochs: int, begin: int = 0, step: int = 1,
-                 dtype: str = "float32") -> None:
-        super().__init__(begin, step, dtype)
-        self.learning_rate = learning_rate
-        self.step_each_epoch = step_each_epoch
-        self.epochs = epochs
-
-    def step(self) -> float:
-        epoch = math.floor(self.step_num / self.step_each_epoch)
-        return self.learning_rate * 0.5 * (math.cos(epoch * math.pi / self.epochs) + 1)
-
-
-@adapter("paddle.fluid.dygraph.NoamDecay", "paddle.optimizer.lr.NoamDecay", semantics=(28,))
-class NoamDecay(LearningRateDecay):
-    def __init__(self, d_model: int, warmup_steps: int, begin: int = 1, step: int = 1, dtype: str = "float32",
-                 learning_rate: float = 1.0) -> None:
-        super().__init__(begin, step, dtype)
-        self.learning_rate = learning_rate
-        self.d_model = d_model
-        self.warmup_steps = warmup_steps
-
-    def step(self) -> float:
-        a = self.step_num ** -0.5
-        b = self.warmup_steps ** -1.5 * self.step_num
-        return self.learning_rate * self.d_model ** -0.5 * min(a, b)
-
-
-@adapter("paddle.fluid.dygraph.LinearLrWarmup", "paddle.optimizer.lr.LinearWarmup", semantics=(28,))
-class LinearLrWarmup(LearningRateDecay):
-    """1.8.5 `LinearLrWarmup`: during warm-up `(end_lr - start_lr) / warmup_steps * step_num`.
-
-    As in 1.8.5 (`dygraph/learning_rate_scheduler.py`, `step`), the warm-up value does not add
-    `start_lr`, and a wrapped decay advances on every step, warm-up included.
-    """
-
-    def __init__(self, learning_rate: Any, warmup_steps: int, start_lr: float, end_lr: float, begin: int = 1,
-                 step: int = 1, dtype: str = "float32") -> None:
-        super().__init__(begin, step, dtype)
-        if not isinstance(learning_rate, (int, float, LearningRateDecay)):
-            raise TypeError("the type of learning_rate should be [int, float or LearningRateDecay], the "
-                            f"current type is {learning_rate}")
-        if not end_lr > start_lr:
-            raise AssertionError(f"end_lr {end_lr} must be greater than start_lr {start_lr}")
-        self.learning_rate = learning_rate
-        self.warmup_steps = warmup_steps
-        self.lr_ratio_before_warmup = (float(end_lr) - float(start_lr)) / float(warmup_steps)
-
-    def step(self) -> float:
-        base_lr = _value(self.learning_rate)
-        if self.step_num < self.warmup_steps:
-            return self.lr_ratio_before_warmup * self.step_num
-        return base_lr
+PiecewiseDecay = adapter("paddle.fluid.dygraph.PiecewiseDecay", "paddle.optimizer.lr.PiecewiseDecay(boundaries, "
+                         "values, last_epoch=begin - 1) stepped after each opt.step()",
+                         semantics=(28,))(_written_decay("PiecewiseDecay"))
+NaturalExpDecay = adapter("paddle.fluid.dygraph.NaturalExpDecay", "paddle.optimizer.lr.NaturalExpDecay",
+                          semantics=(28,))(_written_decay("NaturalExpDecay"))
+ExponentialDecay = adapter("paddle.fluid.dygraph.ExponentialDecay", "paddle.optimizer.lr.ExponentialDecay("
+                           "learning_rate, gamma=decay_rate ** (1 / decay_steps))",
+                           semantics=(28, 29))(_written_decay("ExponentialDecay"))
+InverseTimeDecay = adapter("paddle.fluid.dygraph.InverseTimeDecay", "paddle.optimizer.lr.InverseTimeDecay",
+                           semantics=(28,))(_written_decay("InverseTimeDecay"))
+PolynomialDecay = adapter("paddle.fluid.dygraph.PolynomialDecay", "paddle.optimizer.lr.PolynomialDecay",
+                          semantics=(28,))(_written_decay("PolynomialDecay"))
+CosineDecay = adapter("paddle.fluid.dygraph.CosineDecay", "paddle.optimizer.lr.CosineAnnealingDecay",
+                      semantics=(28,))(_written_decay("CosineDecay"))
+NoamDecay = adapter("paddle.fluid.dygraph.NoamDecay", "paddle.optimizer.lr.NoamDecay",
+                    semantics=(28,))(_written_decay("NoamDecay"))
+LinearLrWarmup = adapter("paddle.fluid.dygraph.LinearLrWarmup", "paddle.optimizer.lr.LinearWarmup",
+                         semantics=(28,))(_written_decay("LinearLrWarmup"))
 
 
 class _EpochDecay(LearningRateDecay):
@@ -413,7 +320,7 @@ def legacy_optimizer(entry: Any, target: type) -> type:
         lr = bound.get("learning_rate")
         if isinstance(lr, LearningRateDecay):
             state["_legacy_decay"] = lr
-            bound["learning_rate"] = lr._number(lr.step())  # the rate before the first minimize
+            bound["learning_rate"] = 0.0  # placeholder: each minimize sets the rate it takes (1.8 read none before)
         elif _is_static_variable(lr):
             state["_legacy_lr_var"] = lr
             bound["learning_rate"] = 0.0  # placeholder: minimize() installs the variable
