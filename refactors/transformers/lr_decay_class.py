@@ -22,7 +22,8 @@ Checked on 1.8.5: fixtures/legacy/lr_decay_written_dygraph.
 
 Left with the reason: a class of the module in the family that defines `__call__` (1.8's stepping replaced),
 and a reference to the base that is not a base of a class statement (`isinstance(x, LearningRateDecay)`:
-1.8's built-in schedules, converted to 2.x schedulers, are no instances of the written class).
+a converted schedule, a 2.x scheduler or 1.8's class written in its own module, is no instance of the base
+the shim serves there).
 """
 from __future__ import annotations
 
@@ -97,8 +98,8 @@ def _class_of_base(ctx: Context, site: Site) -> Optional[cst.ClassDef]:
 def lr_decay_base(ctx: Context, site: Site, node: cst.BaseExpression) -> cst.BaseExpression:
     cls = _class_of_base(ctx, site)
     if cls is None:
-        raise NeedsReview("not the base of a class statement; 1.8's built-in schedules become 2.x schedulers, "
-                          "which are no instances of 1.8's base")
+        raise NeedsReview("not the base of a class statement: a schedule the upgrade converts (a 2.x scheduler, "
+                          "or 1.8's class written in its module) is no instance of the base the shim serves")
     reason = _reason(ctx, cls)
     if reason is not None:
         raise NeedsReview(reason)
