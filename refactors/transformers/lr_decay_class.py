@@ -57,6 +57,7 @@ def _defined(node: cst.ClassDef) -> List[str]:
 def _classes(ctx: Context) -> Dict[str, cst.ClassDef]:
     """The class statements of the module, anywhere in it, by name (a name bound twice is left out)."""
     def make() -> Dict[str, cst.ClassDef]:
+        ctx.reads(ctx.module, words=("class", *_SERVED))  # every class statement and what it defines of _SERVED
         found: Dict[str, List[cst.ClassDef]] = {}
 
         class Finder(cst.CSTVisitor):
