@@ -24,6 +24,7 @@ Prints tables; writes everything (every run, every figure, the environment) as J
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -33,7 +34,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from benchmarks import synthetic
 from benchmarks.corpus import python_files
@@ -45,6 +46,25 @@ from benchmarks.reference_tool import ReferenceTool
 
 OUT = Path(__file__).resolve().parent / "out"
 UPGRADERS = ("ours", "reference")
+
+
+@contextlib.contextmanager
+def exclusive(work: Path) -> Iterator[None]:
+    """One run at a time in `work`: two copy their corpora into the same folders, and one then times or
+    judges a copy the other is rewriting (runs crashed, or judged idempotent outputs not to be)."""
+    work.mkdir(parents=True, exist_ok=True)
+    with open(work / ".lock", "w") as handle:
+        try:
+            import fcntl
+        except ImportError:  # (not POSIX: no lock)
+            yield
+            return
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit(f"benchmarks: another run is using {work}; wait for it to end, or run from "
+                             f"another checkout") from None
+        yield
 
 
 def _upgrader(name: str) -> bool:
@@ -301,23 +321,24 @@ def main(argv: Optional[List[str]] = None) -> int:
                        "utf-8")
 
     p_label = f"-p {args.parallel}" if args.parallel else "each tool's default -p"
-    for corpus, label in corpora:
-        print(f"{label}: {len(python_files(corpus))} files, {args.repeat} runs per tool, {p_label}",
-              file=sys.stderr, flush=True)
-        result = bench(corpus, tools, args.repeat, work / label, quality=not args.no_quality, save=save)
-        result.update(label=label, parallel=args.parallel, floor_parallel=floor_workers(args.parallel),
-                      environment=env)
-        results.append(result)
-        save(result)
-        print(f"\n== {label}: {result['files']} .py files, {p_label}, {args.repeat} runs each ==")
-        print(speed_table(result))
-        if result.get("quality"):
-            print()
-            print(quality_table(result))
-        for tool_name, notes in result["notes"].items():
-            for note in notes:
-                print(f"note ({tool_name}): {note}")
-        print(flush=True)
+    with exclusive(work):
+        for corpus, label in corpora:
+            print(f"{label}: {len(python_files(corpus))} files, {args.repeat} runs per tool, {p_label}",
+                  file=sys.stderr, flush=True)
+            result = bench(corpus, tools, args.repeat, work / label, quality=not args.no_quality, save=save)
+            result.update(label=label, parallel=args.parallel, floor_parallel=floor_workers(args.parallel),
+                          environment=env)
+            results.append(result)
+            save(result)
+            print(f"\n== {label}: {result['files']} .py files, {p_label}, {args.repeat} runs each ==")
+            print(speed_table(result))
+            if result.get("quality"):
+                print()
+                print(quality_table(result))
+            for tool_name, notes in result["notes"].items():
+                for note in notes:
+                    print(f"note ({tool_name}): {note}")
+            print(flush=True)
     if len(results) > 1:
         print("== scaling ==")
         print(scaling_table(results))
