@@ -35,6 +35,7 @@ from api_mapping.kernels import DYGRAPH_DECAYS, LEARNING_RATE_DECAY
 from refactors import call_args
 from refactors import findings as F
 from refactors.engine import Context, NeedsReview, Site
+from refactors.scopes import descendants
 from refactors.transformers import emit, module_definitions, register
 
 # What the written base serves a subclass through: one defined in the family would bypass it.
@@ -59,11 +60,9 @@ def _classes(ctx: Context) -> Dict[str, cst.ClassDef]:
     def make() -> Dict[str, cst.ClassDef]:
         ctx.reads(ctx.module, words=("class", *_SERVED))  # every class statement and what it defines of _SERVED
         found: Dict[str, List[cst.ClassDef]] = {}
-
-        class Finder(cst.CSTVisitor):
-            def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for node in descendants(ctx.module):
+            if isinstance(node, cst.ClassDef):
                 found.setdefault(node.name.value, []).append(node)
-        ctx.module.visit(Finder())
         return {name: nodes[0] for name, nodes in found.items() if len(nodes) == 1}
     return ctx.planned(("lr decay class", "classes"), make)  # type: ignore[return-value]
 
