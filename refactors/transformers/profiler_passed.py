@@ -44,7 +44,7 @@ from refactors.engine import Context, NeedsReview, literal
 from refactors.local_values import all_statements, statements
 from refactors.scopes import Reference, Scope, descendants, dotted, module_dotted
 from refactors.transformers import callers, emit
-from refactors.transformers.profiler_block import KEYS, RUN_TIME, TARGETS, block_name, block_converted
+from refactors.transformers.profiler_block import RUN_TIME, block_converted, block_name, refused
 
 _FAMILY = "paddle.fluid.profiler."
 RESET, BLOCK, CUDA_BLOCK = (_FAMILY + n for n in ("reset_profiler", "profiler", "cuda_profiler"))
@@ -303,8 +303,7 @@ def _converts(ctx: Context, block: cst.With) -> bool:
     for name in ("state", "sorted_key", "tracer_option"):
         known = name not in given or emit.is_literal(ctx, given[name])
         values[name] = (literal(given[name], ctx) if name in given else None) if known else RUN_TIME
-    return values["state"] in (*TARGETS, RUN_TIME) and values["sorted_key"] in (*KEYS, RUN_TIME) \
-        and values["tracer_option"] in (None, "Default")  # (one known at run time: PROFILER_BLOCK)
+    return refused(values["state"], values["sorted_key"]) is None and values["tracer_option"] in (None, "Default")
 
 
 def _with_param(function: cst.FunctionDef, name: str) -> cst.FunctionDef:
