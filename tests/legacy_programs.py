@@ -25,8 +25,22 @@ PROGRAMS = find_programs(LEGACY)
 RTOL = 1e-5
 ATOL = 1e-7  # for values that are exactly zero in 1.8 (relu outputs, dropped units)
 
-__all__ = ["ATOL", "LEGACY", "PROGRAMS", "ROOT", "RTOL", "assert_matches_1_8", "entry_script", "golden",
-           "parse_output", "printed", "program_name", "program_params", "source_files"]
+# Paddle 3.3.1's Profiler.stop() gathers the events each thread recorded and now and then reads one that
+# the executor's worker threads freed: a profiled program dies by SIGSEGV or SIGABRT (core dumps show
+# Profiler::Stop -> HostTracer::CollectTraceData -> HostEventRecorder::GatherEvents -> string assign).
+# 50 profiled sessions per process: 7 of 176 processes died; with the executor's instructions run on the
+# calling thread, 0 of 144. Programs that profile run so here; it changes no number they print.
+SERIAL_EXECUTOR = {"FLAGS_new_executor_serial_run": "1"}
+
+__all__ = ["ATOL", "LEGACY", "PROGRAMS", "ROOT", "RTOL", "SERIAL_EXECUTOR", "assert_matches_1_8", "entry_script",
+           "golden", "parse_output", "printed", "profiling_env", "program_name", "program_params", "source_files"]
+
+
+def profiling_env(env: Dict[str, str], program: Path) -> Dict[str, str]:
+    """`env`, with SERIAL_EXECUTOR when one of the program's files uses Paddle's profiler."""
+    if any("profiler" in source.read_text(encoding="utf-8") for source in source_files(program)):
+        return dict(env, **SERIAL_EXECUTOR)
+    return env
 
 
 def printed(directory: Path, text: str, prefixes: Sequence[str]) -> List[str]:

@@ -17,7 +17,7 @@ import pytest
 
 import refactors
 from legacy_programs import (PROGRAMS, ROOT, assert_matches_1_8, entry_script, golden, parse_output,
-                             program_name, program_params, source_files)
+                             profiling_env, program_name, program_params, source_files)
 
 pytestmark = pytest.mark.paddle
 
@@ -71,7 +71,7 @@ def test_upgraded_program_matches_1_8(program: Path, tmp_path: Path) -> None:
         upgraded.write_text(result.code, encoding="utf-8")
         codes.append(f"--- {source.name} ---\n{result.code}")
     # The upgraded program may need runtime_shim (installed with paddle-upgrade), nothing else of ours.
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(SHIM_HOME))
+    env = profiling_env(dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(SHIM_HOME)), program)
     env.pop("FLAGS_enable_pir_api", None)
     script = tmp_path / entry_script(program).name
     run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True,

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import List
 
 import refactors
-
-ROOT = Path(__file__).resolve().parent.parent
+from legacy_programs import ROOT, SERIAL_EXECUTOR
 
 RESET_SOURCE = '''\
 import numpy as np
@@ -99,7 +98,8 @@ with fluid.profiler.profiler(sys.argv[3], 'total', PATH):
 def _run(code: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     script = tmp_path / "upgraded.py"
     script.write_text(code, encoding="utf-8")
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(ROOT))  # this checkout's runtime_shim
+    # PYTHONPATH: this checkout's runtime_shim
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(ROOT), **SERIAL_EXECUTOR)
     env.pop("FLAGS_enable_pir_api", None)
     run = subprocess.run([sys.executable, str(script), str(tmp_path), *args], capture_output=True, text=True,
                          env=env, timeout=300, cwd=tmp_path)

@@ -19,7 +19,8 @@ from typing import Dict
 
 import pytest
 
-from legacy_programs import PROGRAMS, ROOT, assert_matches_1_8, entry_script, golden, program_name, program_params
+from legacy_programs import (PROGRAMS, ROOT, assert_matches_1_8, entry_script, golden, profiling_env, program_name,
+                             program_params)
 from tools.fixture_programs import find_programs
 
 pytestmark = pytest.mark.paddle
@@ -27,11 +28,11 @@ pytestmark = pytest.mark.paddle
 SHIM_PROGRAMS = find_programs(ROOT / "fixtures" / "shim")
 
 
-def run_under_shim(script: Path, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+def run_under_shim(program: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = profiling_env(dict(os.environ), program)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env.pop("FLAGS_enable_pir_api", None)  # the shim chooses the IR itself
-    return subprocess.run([sys.executable, "-m", "runtime_shim", str(script)], cwd=str(tmp_path), env=env,
+    return subprocess.run([sys.executable, "-m", "runtime_shim", str(entry_script(program))], cwd=str(tmp_path), env=env,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -51,7 +52,7 @@ SHIM_GAPS: Dict[str, str] = {
 
 @pytest.mark.parametrize("program", program_params(SHIM_GAPS))
 def test_legacy_program_runs_unmodified_under_shim(program: Path, tmp_path: Path) -> None:
-    result = run_under_shim(entry_script(program), tmp_path)
+    result = run_under_shim(program, tmp_path)
     assert result.returncode == 0, f"{program_name(program)} failed under the shim:\n{result.stderr[-4000:]}"
     assert_matches_1_8(program, result.stdout)
     assert "LegacyApiWarning" in result.stderr, "the shim should have named the legacy APIs it served"
