@@ -21,6 +21,7 @@ from typing import Dict, Set
 import pytest
 
 from api_mapping import load_table
+from legacy_programs import SERIAL_EXECUTOR
 
 pytestmark = pytest.mark.paddle
 
@@ -128,7 +129,7 @@ def _limit_memory() -> None:
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, str]:
     out = tmp_path_factory.mktemp("static_2x") / "results.json"
-    env = dict(os.environ)
+    env = dict(os.environ, **SERIAL_EXECUTOR)  # the cases run Paddle's profiler (legacy_programs.SERIAL_EXECUTOR)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env.pop("FLAGS_enable_pir_api", None)  # enable_static() chooses the IR
     done = subprocess.run([sys.executable, str(CASES_SCRIPT), str(out)], cwd=str(out.parent), env=env,
