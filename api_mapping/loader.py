@@ -96,10 +96,13 @@ def _entry(name: str, raw: Dict[str, Any], known_transformers: Optional[Collecti
             raise _fail(where, "duplicate parameter in args_list")
     no_eq = raw.get("no_equivalent")
     if no_eq is not None:
-        if not {"reason", "suggest"} <= set(no_eq) <= {"reason", "suggest", "shim"}:
+        if not {"reason", "suggest"} <= set(no_eq) <= {"reason", "suggest", "shim", "shim_refuses"}:
             raise _fail(where, "no_equivalent needs 'reason' and 'suggest', and may say why the shim cannot serve it "
-                               "('shim')")
-        no_eq = NoEquivalent(**no_eq)
+                               "('shim') or name the arguments it refuses ('shim_refuses')")
+        refuses = tuple(no_eq.get("shim_refuses", ()))
+        if not set(refuses) <= {p.name for p in params or ()}:
+            raise _fail(where, "no_equivalent.shim_refuses names an argument args_list does not have")
+        no_eq = NoEquivalent(**dict(no_eq, shim_refuses=refuses))
     update_to = raw.get("update_to")
     transformer = raw.get("transformer")
     if update_to is not None and no_eq is not None:

@@ -60,12 +60,14 @@ class NoEquivalent:
     """An API 2.x does not offer: why, and what to write instead.
 
     `shim` is set exactly when the runtime shim cannot compute it on Paddle 3 either (calling it raises
-    `NoEquivalentError`), and says why; without it, the shim serves the 1.8 behaviour.
+    `NoEquivalentError`), and says why; without it, the shim serves the 1.8 behaviour, except for a call
+    that passes one of `shim_refuses` (a value other than None), which the shim refuses.
     """
 
     reason: str
     suggest: str
     shim: Optional[str] = None
+    shim_refuses: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

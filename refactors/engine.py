@@ -76,6 +76,21 @@ class Site:
         return self.entry.name if self.entry is not None else self.qualname
 
 
+def _shim_refuses(site: Site) -> bool:
+    """Whether the runtime shim raises for this use: for every use of the entry (`no_equivalent.shim`), or
+    for a call that passes one of `no_equivalent.shim_refuses` other than None (by keyword, by position,
+    or possibly through `*`/`**`)."""
+    ne = site.entry.no_equivalent
+    if ne.shim or not ne.shim_refuses or site.call is None:
+        return bool(ne.shim)
+    names = [p.name for p in site.entry.args_list or ()]
+    positional = [arg for arg in site.call.args if arg.keyword is None and not arg.star]
+    given = [arg.value for arg in site.call.args if arg.keyword is not None and arg.keyword.value in ne.shim_refuses]
+    given += [arg.value for name, arg in zip(names, positional) if name in ne.shim_refuses]
+    return any(arg.star for arg in site.call.args) or any(
+        not (isinstance(value, cst.Name) and value.value == "None") for value in given)
+
+
 @dataclass
 class Context:
     """What hooks may read and record while one module is upgraded."""
@@ -136,8 +151,9 @@ class Context:
             site.finding = self.report(
                 site, F.NO_EQUIVALENT, "warning",
                 f"{site.name} has no 2.x equivalent ({ne.reason}); instead: {ne.suggest}", False)
-            # The shim raises for an API whose entry says why it cannot serve it: the marker must not say it runs.
-            served = ", and runtime_shim cannot run it" if self.shim and ne.shim else self._served
+            # The shim raises for an API whose entry says why it cannot serve it, or for a call passing an
+            # argument it refuses: the marker must not say it runs.
+            served = ", and runtime_shim cannot run it" if self.shim and _shim_refuses(site) else self._served
             self.todo(f"{short_name(site.name)}: no 2.x equivalent{served}", node)
         elif site.entry is None:
             site.finding = self.report(
